@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# JIFL: top-level build. See README.md; "make help" lists the targets.
+
+TOP       := $(abspath .)
+B         := $(TOP)/build
+KTREE     := $(B)/linux
+KOUT      := $(B)/kernel
+BZIMAGE   := $(KOUT)/arch/x86/boot/bzImage
+UAPI      := $(KOUT)/usr/include
+KSELFTEST := $(KTREE)/tools/testing/selftests
+INITRD    := $(B)/initramfs.cpio.gz
+
+CC        ?= gcc
+CFLAGS    := -std=gnu11 -O2 -g -Wall -Wextra -Werror
+# kselftest_harness.h is kernel code: it trips -Wextra's pedantry.
+TEST_CFLAGS := $(CFLAGS) -I$(KSELFTEST) -I$(UAPI) -DJIFL_TOP=\"$(TOP)\" -Wno-unused-parameter \
+	-Wno-sign-compare -Wno-missing-field-initializers
+
+HOST_TESTS   := $(patsubst tests/host/%.c,$(B)/tests/host/%,$(wildcard tests/host/*.c))
+HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests/host/fixtures/*.c))
+GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
+
+.PHONY: all help setup prepare kernel patches userspace userspace-san tests initramfs \
+	check demo guest-shell clean distclean
+
+all: kernel tests initramfs
+
+help:
+	@echo "make demo        build everything, boot the patched kernel, show it working"
+	@echo "make check       all tests (host, then guest in QEMU); last line 'N passed, N failed'"
+	@echo "make setup       install the Debian packages the project needs"
+	@echo "make prepare     build/linux: Debian linux-source-6.1 + patches/series (git am)"
+	@echo "make kernel      build the test kernel (KCONFIG=path for your own .config)"
+	@echo "make patches     export build/linux commits above jifl-base into patches/"
+	@echo "make initramfs   guest initramfs with busybox, tests and tools"
+	@echo "make guest-shell boot the test kernel with a shell on the console"
+
+setup:
+	@scripts/setup.sh
+
+prepare: setup
+	@scripts/kernel-prepare.sh
+
+kernel: prepare
+	@scripts/kernel-build.sh
+
+patches:
+	@scripts/kernel-export.sh
+
+userspace: | $(UAPI)
+	@$(MAKE) -s -C userspace O=$(B) UAPI=$(UAPI)
+
+userspace-san: | $(UAPI)
+	@$(MAKE) -s -C userspace O=$(B) UAPI=$(UAPI) SAN=1
+
+# The tests build against the patched tree's headers and harness.
+$(UAPI): | kernel
+
+$(B)/tests/host/%: tests/host/%.c $(wildcard tests/host/*.h) | $(UAPI)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -lpthread
+
+$(B)/tests/fixtures/%: tests/host/fixtures/%.c | $(UAPI)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -static -o $@ $<
+
+$(B)/tests/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) | $(UAPI)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -static -o $@ $< -lpthread
+
+# Programs that tests run or trace (tests/progs/progs.mk adds to TEST_PROGS).
+TEST_PROGS :=
+-include tests/progs/progs.mk
+
+tests: userspace $(TEST_PROGS) $(HOST_TESTS) $(HOST_FIXTURES) $(GUEST_TESTS)
+
+$(INITRD): userspace $(GUEST_TESTS) scripts/mkinitramfs.sh scripts/guest/init \
+		scripts/guest/run-tests tests/guest/programs
+	@scripts/mkinitramfs.sh $@ $(B)/tests/guest $(B)/bin
+
+initramfs: $(INITRD)
+
+check:
+	@scripts/check.sh
+
+demo:
+	@scripts/demo.sh
+
+guest-shell: kernel initramfs
+	scripts/qemu-run.sh --shell
+
+clean:
+	rm -rf $(B)/tests $(B)/bin $(INITRD) $(B)/*.log
+
+distclean:
+	rm -rf $(B)

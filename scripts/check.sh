@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: set up, prepare the kernel tree, build the test kernel, user
+# space and tests, run the host tests, then the guest tests in QEMU.
+# The last line is always "N passed, N failed"; exit status 1 on any
+# failure (a build failure counts as one failure).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+logdir=$top/build/check
+rm -rf "$logdir"
+mkdir -p "$logdir"
+pass=0 fail=0
+
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+}
+
+step() {
+	local name=$1; shift
+	local t0=$(date +%s)
+	echo "== $name"
+	if ! "$@" > "$logdir/$name.log" 2>&1; then
+		tail -n 40 "$logdir/$name.log"
+		echo "check: step '$name' failed ($(( $(date +%s) - t0 ))s, log build/check/$name.log)"
+		fail=$((fail + 1))
+		finish
+	fi
+	echo "   ok ($(( $(date +%s) - t0 ))s)"
+}
+
+step setup scripts/setup.sh
+step prepare scripts/kernel-prepare.sh
+step kernel scripts/kernel-build.sh
+step build make -s tests initramfs
+
+# Host tests: kselftest-harness binaries, one TAP line per test case.
+for t in build/tests/host/*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	echo "== host: $name"
+	"$t" > "$logdir/host-$name.log" 2>&1
+	rc=$?
+	p=$(grep -E '^ok [0-9]' "$logdir/host-$name.log" | grep -vc '# SKIP')
+	s=$(grep -E '^ok [0-9]' "$logdir/host-$name.log" | grep -c '# SKIP')
+	f=$(grep -cE '^not ok [0-9]' "$logdir/host-$name.log")
+	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
+	[ "$f" != 0 ] && grep -E '^not ok|^#' "$logdir/host-$name.log" | tail -n 30
+	echo "   $p passed, $f failed, $s skipped"
+	pass=$((pass + p)); fail=$((fail + f))
+done
+
+echo "== guest"
+scripts/qemu-run.sh -t all -l "$logdir/guest.log" | tee "$logdir/guest-verdict.txt"
+gp=$(sed -n 's/^guest: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$logdir/guest-verdict.txt")
+gf=$(sed -n 's/^guest: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$logdir/guest-verdict.txt")
+if [ -z "$gp" ]; then
+	gp=0 gf=1
+fi
+[ "$gf" != 0 ] && tail -n 60 "$logdir/guest.log"
+pass=$((pass + gp)); fail=$((fail + gf))
+finish

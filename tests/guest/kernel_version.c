@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The guest booted the patched kernel: -jifl localversion and the
+ * series' Kconfig options in /proc/config.gz.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "kselftest_harness.h"
+
+/* Search the running kernel's config for an exact line. */
+static int config_has(const char *line)
+{
+	char buf[512];
+	FILE *f = popen("zcat /proc/config.gz", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (!strcmp(buf, line))
+			found = 1;
+	}
+	if (pclose(f) != 0)
+		return -1;
+	return found;
+}
+
+TEST(uname_release_is_jifl)
+{
+	struct utsname u;
+
+	ASSERT_EQ(0, uname(&u));
+	TH_LOG("release %s", u.release);
+	EXPECT_NE(NULL, strstr(u.release, "-jifl"));
+}
+
+TEST(proc_version_is_jifl)
+{
+	char buf[512] = "";
+	FILE *f = fopen("/proc/version", "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(buf, sizeof(buf), f));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(buf, "-jifl"));
+}
+
+TEST(config_has_series_menu)
+{
+	EXPECT_EQ(1, config_has("CONFIG_JIFL_SERIES=y"));
+}
+
+/* The code generation a distro kernel has must be in the test kernel. */
+TEST(config_has_distro_codegen)
+{
+	static const char * const opts[] = {
+		"CONFIG_UNWINDER_ORC=y", "CONFIG_RETPOLINE=y",
+		"CONFIG_RETHUNK=y", "CONFIG_SLS=y", "CONFIG_JUMP_LABEL=y",
+		"CONFIG_STACKPROTECTOR_STRONG=y", "CONFIG_PREEMPT_DYNAMIC=y",
+		"CONFIG_RANDOMIZE_BASE=y", "CONFIG_PAGE_TABLE_ISOLATION=y",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		TH_LOG("%s", opts[i]);
+		EXPECT_EQ(1, config_has(opts[i]));
+	}
+}
+
+TEST_HARNESS_MAIN
