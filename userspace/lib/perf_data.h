@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The perf.data file format (tools/perf/Documentation/perf.data-file-format.txt):
+ * the parts JIFL writes and reads. Kernel record layouts come from
+ * <linux/perf_event.h>; the records perf itself adds are defined here.
+ */
+#ifndef JIFL_PERF_DATA_H
+#define JIFL_PERF_DATA_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+#define JIFL_PERF_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
+#define JIFL_PERF_FEAT_BITS	256
+#define JIFL_PERF_NAME_ALIGN	64
+
+struct jifl_perf_section {
+	uint64_t offset;
+	uint64_t size;
+};
+
+struct jifl_perf_file_header {
+	uint64_t magic;
+	uint64_t size;			/* of this header */
+	uint64_t attr_size;		/* of one struct jifl_perf_file_attr */
+	struct jifl_perf_section attrs;
+	struct jifl_perf_section data;
+	struct jifl_perf_section event_types;	/* unused, zero */
+	uint64_t features[JIFL_PERF_FEAT_BITS / 64];
+};
+
+struct jifl_perf_file_attr {
+	struct perf_event_attr attr;
+	struct jifl_perf_section ids;	/* array of u64 sample ids */
+};
+
+/* Feature sections (bit numbers in features[]). */
+enum jifl_perf_feature {
+	JIFL_PERF_FEAT_BUILD_ID		= 2,
+	JIFL_PERF_FEAT_HOSTNAME		= 3,
+	JIFL_PERF_FEAT_OSRELEASE	= 4,
+	JIFL_PERF_FEAT_VERSION		= 5,
+	JIFL_PERF_FEAT_ARCH		= 6,
+	JIFL_PERF_FEAT_NRCPUS		= 7,
+	JIFL_PERF_FEAT_CPUDESC		= 8,
+	JIFL_PERF_FEAT_CPUID		= 9,
+	JIFL_PERF_FEAT_CMDLINE		= 11,
+	JIFL_PERF_FEAT_EVENT_DESC	= 12,
+	JIFL_PERF_FEAT_PMU_MAPPINGS	= 16,
+	JIFL_PERF_FEAT_AUXTRACE		= 18,
+};
+
+/* Record types perf adds to the kernel's (PERF_RECORD_USER_TYPE_START on). */
+enum jifl_perf_user_record {
+	JIFL_PERF_RECORD_FINISHED_ROUND	= 68,
+	JIFL_PERF_RECORD_AUXTRACE_INFO	= 70,
+	JIFL_PERF_RECORD_AUXTRACE	= 71,
+	JIFL_PERF_RECORD_TIME_CONV	= 79,
+};
+
+/* PERF_RECORD_AUXTRACE_INFO type for Intel PT, and its priv[] indices. */
+#define JIFL_PERF_AUXTRACE_INTEL_PT	1
+
+enum jifl_intel_pt_info {
+	JIFL_INTEL_PT_PMU_TYPE,
+	JIFL_INTEL_PT_TIME_SHIFT,
+	JIFL_INTEL_PT_TIME_MULT,
+	JIFL_INTEL_PT_TIME_ZERO,
+	JIFL_INTEL_PT_CAP_USER_TIME_ZERO,
+	JIFL_INTEL_PT_TSC_BIT,
+	JIFL_INTEL_PT_NORETCOMP_BIT,
+	JIFL_INTEL_PT_HAVE_SCHED_SWITCH,
+	JIFL_INTEL_PT_SNAPSHOT_MODE,
+	JIFL_INTEL_PT_PER_CPU_MMAPS,
+	JIFL_INTEL_PT_MTC_BIT,
+	JIFL_INTEL_PT_MTC_FREQ_BITS,
+	JIFL_INTEL_PT_TSC_CTC_N,
+	JIFL_INTEL_PT_TSC_CTC_D,
+	JIFL_INTEL_PT_CYC_BIT,
+	JIFL_INTEL_PT_MAX_NONTURBO_RATIO,
+	JIFL_INTEL_PT_FILTER_STR_LEN,
+	JIFL_INTEL_PT_INFO_MAX,
+};
+
+/* intel_pt PMU config bits (its sysfs "format" directory). */
+#define JIFL_INTEL_PT_CFG_PT		(1ULL << 0)
+#define JIFL_INTEL_PT_CFG_TSC		(1ULL << 10)
+#define JIFL_INTEL_PT_CFG_NORETCOMP	(1ULL << 11)
+#define JIFL_INTEL_PT_CFG_BRANCH	(1ULL << 13)
+#define JIFL_INTEL_PT_CFG_PSB_SHIFT	24
+
+struct jifl_perf_auxtrace_info {
+	struct perf_event_header header;
+	uint32_t type;
+	uint32_t reserved;
+	uint64_t priv[JIFL_INTEL_PT_INFO_MAX];
+};
+
+/* Followed by @size bytes of trace data; header.size excludes them. */
+struct jifl_perf_auxtrace {
+	struct perf_event_header header;
+	uint64_t size;
+	uint64_t offset;
+	uint64_t reference;
+	uint32_t idx;
+	uint32_t tid;
+	uint32_t cpu;
+	uint32_t reserved;
+};
+
+struct jifl_perf_time_conv {
+	struct perf_event_header header;
+	uint64_t time_shift;
+	uint64_t time_mult;
+	uint64_t time_zero;
+	uint64_t time_cycles;
+	uint64_t time_mask;
+	uint8_t cap_user_time_zero;
+	uint8_t cap_user_time_short;
+	uint8_t reserved[6];
+};
+
+/* The sample_id_all trailer of the records JIFL writes (see sample_type). */
+#define JIFL_PERF_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+	PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
+struct jifl_perf_sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t id;
+};
+
+#endif /* JIFL_PERF_DATA_H */

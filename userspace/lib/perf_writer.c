@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data writer. File layout, as perf record lays it out:
+ *
+ *   header | ids of each attr | attrs | data records ... |
+ *   feature section table | feature data
+ *
+ * The header is written twice: once at open (so a crash leaves a file
+ * whose size says what is missing) and again at close with the data and
+ * feature sizes.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "errcode.h"
+#include "perf_data.h"
+#include "perf_writer.h"
+
+#define WRITER_BUF_SIZE	(1 << 20)
+
+enum { EV_PT, EV_DUMMY, EV_NR };
+
+static const char *const ev_names[EV_NR] = { "intel_pt//u", "dummy:u" };
+
+struct aux_index_entry {
+	uint64_t file_offset;
+	uint64_t size;
+};
+
+struct jifl_perf_writer {
+	int fd;
+	uint64_t pos;			/* file offset of the next byte */
+	uint8_t *buf;
+	size_t len;			/* bytes in buf not yet written */
+	struct jifl_perf_writer_config cfg;
+	struct jifl_perf_file_attr attrs[EV_NR];
+	uint64_t ids[EV_NR];
+	uint64_t data_offset;
+	uint64_t aux_offset[1];		/* per queue; one queue for now */
+	struct aux_index_entry *index;
+	size_t index_nr, index_cap;
+};
+
+static int writer_flush(struct jifl_perf_writer *w)
+{
+	size_t done = 0;
+	ssize_t r;
+
+	while (done < w->len) {
+		r = write(w->fd, w->buf + done, w->len - done);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -jifl_err_io;
+		}
+		done += r;
+	}
+	w->len = 0;
+	return 0;
+}
+
+static int writer_put(struct jifl_perf_writer *w, const void *p, size_t n)
+{
+	int err;
+
+	if (w->len + n > WRITER_BUF_SIZE) {
+		err = writer_flush(w);
+		if (err)
+			return err;
+	}
+	if (n > WRITER_BUF_SIZE) {
+		if (write(w->fd, p, n) != (ssize_t)n)
+			return -jifl_err_io;
+	} else {
+		memcpy(w->buf + w->len, p, n);
+		w->len += n;
+	}
+	w->pos += n;
+	return 0;
+}
+
+static int writer_put_zero(struct jifl_perf_writer *w, size_t n)
+{
+	static const uint8_t zero[64];
+	int err = 0;
+
+	while (n && !err) {
+		size_t k = n < sizeof(zero) ? n : sizeof(zero);
+
+		err = writer_put(w, zero, k);
+		n -= k;
+	}
+	return err;
+}
+
+static void attr_init(struct perf_event_attr *a, uint32_t type, uint64_t config)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = type;
+	a->config = config;
+	a->sample_period = 1;
+	a->sample_type = JIFL_PERF_SAMPLE_TYPE;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->sample_id_all = 1;
+}
+
+/* Attributes as perf record sets them for "-e intel_pt//u --per-thread". */
+static void writer_init_attrs(struct jifl_perf_writer *w)
+{
+	struct perf_event_attr *pt = &w->attrs[EV_PT].attr;
+	struct perf_event_attr *dummy = &w->attrs[EV_DUMMY].attr;
+
+	attr_init(pt, w->cfg.pt_pmu_type, w->cfg.pt_config);
+	attr_init(dummy, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+	dummy->mmap = 1;
+	dummy->mmap2 = 1;
+	dummy->comm = 1;
+	dummy->comm_exec = 1;
+	dummy->task = 1;
+	w->ids[EV_PT] = 1;
+	w->ids[EV_DUMMY] = 2;
+}
+
+static int writer_put_header(struct jifl_perf_writer *w, uint64_t data_size,
+			     const uint64_t *features)
+{
+	struct jifl_perf_file_header h;
+	uint64_t ids_offset = sizeof(h);
+	int i;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = JIFL_PERF_MAGIC;
+	h.size = sizeof(h);
+	h.attr_size = sizeof(struct jifl_perf_file_attr);
+	h.attrs.offset = ids_offset + sizeof(w->ids);
+	h.attrs.size = sizeof(w->attrs);
+	h.data.offset = w->data_offset;
+	h.data.size = data_size;
+	if (features)
+		memcpy(h.features, features, sizeof(h.features));
+	for (i = 0; i < EV_NR; i++) {
+		w->attrs[i].ids.offset = ids_offset + i * sizeof(uint64_t);
+		w->attrs[i].ids.size = sizeof(uint64_t);
+	}
+	if (pwrite(w->fd, &h, sizeof(h), 0) != sizeof(h) ||
+	    pwrite(w->fd, w->ids, sizeof(w->ids), ids_offset) != sizeof(w->ids) ||
+	    pwrite(w->fd, w->attrs, sizeof(w->attrs), h.attrs.offset) !=
+	    sizeof(w->attrs))
+		return -jifl_err_io;
+	return 0;
+}
+
+static uint64_t writer_time(const struct jifl_perf_writer *w, uint64_t tsc)
+{
+	return jifl_tsc_conv_to_time(&w->cfg.tc, tsc);
+}
+
+/* Put a record of @size bytes followed by the sample_id_all trailer. */
+static int writer_put_record(struct jifl_perf_writer *w, void *rec, size_t size,
+			     int ev, uint32_t pid, uint32_t tid, uint64_t tsc)
+{
+	struct perf_event_header *hdr = rec;
+	struct jifl_perf_sample_id sid;
+	int cpu = sched_getcpu();
+	int err;
+
+	sid.pid = pid;
+	sid.tid = tid;
+	sid.time = writer_time(w, tsc);
+	sid.cpu = cpu < 0 ? 0 : cpu;
+	sid.res = 0;
+	sid.id = w->ids[ev];
+	hdr->size = size + sizeof(sid);
+	err = writer_put(w, rec, size);
+	if (err)
+		return err;
+	return writer_put(w, &sid, sizeof(sid));
+}
+
+static int writer_put_auxtrace_info(struct jifl_perf_writer *w)
+{
+	struct jifl_perf_auxtrace_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.header.type = JIFL_PERF_RECORD_AUXTRACE_INFO;
+	info.header.size = sizeof(info);
+	info.type = JIFL_PERF_AUXTRACE_INTEL_PT;
+	info.priv[JIFL_INTEL_PT_PMU_TYPE] = w->cfg.pt_pmu_type;
+	info.priv[JIFL_INTEL_PT_TIME_SHIFT] = w->cfg.tc.time_shift;
+	info.priv[JIFL_INTEL_PT_TIME_MULT] = w->cfg.tc.time_mult;
+	info.priv[JIFL_INTEL_PT_TIME_ZERO] = w->cfg.tc.time_zero;
+	info.priv[JIFL_INTEL_PT_CAP_USER_TIME_ZERO] = 1;
+	info.priv[JIFL_INTEL_PT_TSC_BIT] = JIFL_INTEL_PT_CFG_TSC;
+	info.priv[JIFL_INTEL_PT_NORETCOMP_BIT] = JIFL_INTEL_PT_CFG_NORETCOMP;
+	/* Per-thread buffers, no MTC/CYC, no address filter. */
+	return writer_put(w, &info, sizeof(info));
+}
+
+static int writer_put_time_conv(struct jifl_perf_writer *w)
+{
+	struct jifl_perf_time_conv tc;
+
+	memset(&tc, 0, sizeof(tc));
+	tc.header.type = JIFL_PERF_RECORD_TIME_CONV;
+	tc.header.size = sizeof(tc);
+	tc.time_shift = w->cfg.tc.time_shift;
+	tc.time_mult = w->cfg.tc.time_mult;
+	tc.time_zero = w->cfg.tc.time_zero;
+	tc.cap_user_time_zero = 1;
+	return writer_put(w, &tc, sizeof(tc));
+}
+
+int jifl_perf_writer_open(struct jifl_perf_writer **pw, const char *path,
+			  const struct jifl_perf_writer_config *cfg)
+{
+	struct jifl_perf_writer *w;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -jifl_err_nomem;
+	w->buf = malloc(WRITER_BUF_SIZE);
+	w->cfg = *cfg;
+	w->fd = -1;
+	if (!w->buf) {
+		jifl_perf_writer_free(w);
+		return -jifl_err_nomem;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = -jifl_err_io;
+		goto out_free;
+	}
+	writer_init_attrs(w);
+	w->data_offset = sizeof(struct jifl_perf_file_header) + sizeof(w->ids) +
+			 sizeof(w->attrs);
+	err = writer_put_header(w, 0, NULL);
+	if (err)
+		goto out_free;
+	w->pos = w->data_offset;
+	if (lseek(w->fd, w->pos, SEEK_SET) < 0) {
+		err = -jifl_err_io;
+		goto out_free;
+	}
+	err = writer_put_time_conv(w);
+	if (!err)
+		err = writer_put_auxtrace_info(w);
+	if (err)
+		goto out_free;
+	*pw = w;
+	return 0;
+
+out_free:
+	{
+		int saved = errno;
+
+		jifl_perf_writer_free(w);
+		errno = saved;
+	}
+	return err;
+}
+
+int jifl_perf_writer_comm(struct jifl_perf_writer *w, uint32_t pid,
+			  uint32_t tid, const char *comm, int exec, uint64_t tsc)
+{
+	struct {
+		struct perf_event_header header;
+		uint32_t pid, tid;
+		char comm[24];
+	} rec;
+	size_t n = strnlen(comm, 15) + 1;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.header.type = PERF_RECORD_COMM;
+	rec.header.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
+	rec.pid = pid;
+	rec.tid = tid;
+	memcpy(rec.comm, comm, n - 1);
+	n = (n + 7) & ~(size_t)7;
+	return writer_put_record(w, &rec, offsetof(typeof(rec), comm) + n,
+				 EV_DUMMY, pid, tid, tsc);
+}
+
+int jifl_perf_writer_mmap2(struct jifl_perf_writer *w,
+			   const struct jifl_perf_mmap2 *m, uint64_t tsc)
+{
+	struct {
+		struct perf_event_header header;
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+		char filename[4096 + 8];
+	} rec;
+	size_t n = strnlen(m->filename, 4095) + 1;
+
+	memset(&rec, 0, offsetof(typeof(rec), filename));
+	rec.header.type = PERF_RECORD_MMAP2;
+	rec.header.misc = PERF_RECORD_MISC_USER;
+	rec.pid = m->pid;
+	rec.tid = m->tid;
+	rec.addr = m->addr;
+	rec.len = m->len;
+	rec.pgoff = m->pgoff;
+	rec.maj = m->maj;
+	rec.min = m->min;
+	rec.ino = m->ino;
+	rec.prot = m->prot;
+	rec.flags = m->flags;
+	memcpy(rec.filename, m->filename, n - 1);
+	memset(rec.filename + n - 1, 0, 8);
+	n = (n + 7) & ~(size_t)7;
+	return writer_put_record(w, &rec, offsetof(typeof(rec), filename) + n,
+				 EV_DUMMY, m->pid, m->tid, tsc);
+}
+
+int jifl_perf_writer_itrace_start(struct jifl_perf_writer *w, uint32_t pid,
+				  uint32_t tid, uint64_t tsc)
+{
+	struct {
+		struct perf_event_header header;
+		uint32_t pid, tid;
+	} rec = { { PERF_RECORD_ITRACE_START, 0, 0 }, pid, tid };
+
+	return writer_put_record(w, &rec, sizeof(rec), EV_PT, pid, tid, tsc);
+}
+
+int jifl_perf_writer_exit(struct jifl_perf_writer *w, uint32_t pid,
+			  uint32_t ppid, uint32_t tid, uint64_t tsc)
+{
+	struct {
+		struct perf_event_header header;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} rec = { { PERF_RECORD_EXIT, 0, 0 }, pid, ppid, tid, ppid, 0 };
+
+	rec.time = writer_time(w, tsc);
+	return writer_put_record(w, &rec, sizeof(rec), EV_DUMMY, pid, tid, tsc);
+}
+
+int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
+			      uint32_t tid, const void *data, size_t size)
+{
+	struct jifl_perf_auxtrace rec;
+	size_t pad = (8 - (size & 7)) & 7;
+	int err;
+
+	if (idx >= sizeof(w->aux_offset) / sizeof(w->aux_offset[0]))
+		return -jifl_err_invalid;
+	if (w->index_nr == w->index_cap) {
+		size_t cap = w->index_cap ? 2 * w->index_cap : 64;
+		void *p = realloc(w->index, cap * sizeof(*w->index));
+
+		if (!p)
+			return -jifl_err_nomem;
+		w->index = p;
+		w->index_cap = cap;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.header.type = JIFL_PERF_RECORD_AUXTRACE;
+	rec.header.size = sizeof(rec);
+	rec.size = size + pad;		/* zero padding decodes as PAD packets */
+	rec.offset = w->aux_offset[idx];
+	rec.reference = jifl_tsc_read();
+	rec.idx = idx;
+	rec.tid = tid;
+	rec.cpu = (uint32_t)-1;
+	w->index[w->index_nr].file_offset = w->pos;
+	w->index[w->index_nr].size = sizeof(rec);	/* perf checks header.size */
+	w->index_nr++;
+	w->aux_offset[idx] += rec.size;
+
+	err = writer_put(w, &rec, sizeof(rec));
+	if (!err)
+		err = writer_put(w, data, size);
+	if (!err)
+		err = writer_put_zero(w, pad);
+	return err;
+}
+
+int jifl_perf_writer_round(struct jifl_perf_writer *w)
+{
+	struct perf_event_header h = { JIFL_PERF_RECORD_FINISHED_ROUND, 0,
+				       sizeof(h) };
+
+	return writer_put(w, &h, sizeof(h));
+}
+
+void jifl_perf_writer_free(struct jifl_perf_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	free(w->buf);
+	free(w->index);
+	free(w);
+}
+
+/* A perf header string: u32 length (padded to 64), then the padded text. */
+static int writer_put_string(struct jifl_perf_writer *w, const char *s)
+{
+	uint32_t olen = strlen(s) + 1;
+	uint32_t len = (olen + JIFL_PERF_NAME_ALIGN - 1) & ~(JIFL_PERF_NAME_ALIGN - 1);
+	int err;
+
+	err = writer_put(w, &len, sizeof(len));
+	if (!err)
+		err = writer_put(w, s, olen);
+	if (!err)
+		err = writer_put_zero(w, len - olen);
+	return err;
+}
+
+static int feat_arch(struct jifl_perf_writer *w)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return -jifl_err_io;
+	return writer_put_string(w, u.machine);
+}
+
+static int feat_osrelease(struct jifl_perf_writer *w)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return -jifl_err_io;
+	return writer_put_string(w, u.release);
+}
+
+static int feat_nrcpus(struct jifl_perf_writer *w)
+{
+	uint32_t nr[2];
+
+	nr[0] = sysconf(_SC_NPROCESSORS_CONF);
+	nr[1] = sysconf(_SC_NPROCESSORS_ONLN);
+	return writer_put(w, nr, sizeof(nr));
+}
+
+/* "vendor,family,model,stepping" as perf's x86 get_cpuid() writes it. */
+static int feat_cpuid(struct jifl_perf_writer *w)
+{
+	unsigned int a, b, c, d, family, model;
+	char vendor[13], buf[64];
+
+	__cpuid(0, a, b, c, d);
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = '\0';
+	__cpuid(1, a, b, c, d);
+	family = (a >> 8) & 0xf;
+	model = (a >> 4) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family >= 0x6)
+		model += ((a >> 16) & 0xf) << 4;
+	snprintf(buf, sizeof(buf), "%s,%u,%u,%u", vendor, family, model, a & 0xf);
+	return writer_put_string(w, buf);
+}
+
+static int feat_event_desc(struct jifl_perf_writer *w)
+{
+	uint32_t hdr[2] = { EV_NR, sizeof(struct perf_event_attr) };
+	uint32_t nr_ids = 1;
+	int i, err;
+
+	err = writer_put(w, hdr, sizeof(hdr));
+	for (i = 0; i < EV_NR && !err; i++) {
+		err = writer_put(w, &w->attrs[i].attr, sizeof(w->attrs[i].attr));
+		if (!err)
+			err = writer_put(w, &nr_ids, sizeof(nr_ids));
+		if (!err)
+			err = writer_put_string(w, ev_names[i]);
+		if (!err)
+			err = writer_put(w, &w->ids[i], sizeof(w->ids[i]));
+	}
+	return err;
+}
+
+static int feat_pmu_mappings(struct jifl_perf_writer *w)
+{
+	uint32_t nr = 2, type = PERF_TYPE_SOFTWARE;
+	int err;
+
+	err = writer_put(w, &nr, sizeof(nr));
+	if (!err)
+		err = writer_put(w, &type, sizeof(type));
+	if (!err)
+		err = writer_put_string(w, "software");
+	if (!err)
+		err = writer_put(w, &w->cfg.pt_pmu_type, sizeof(uint32_t));
+	if (!err)
+		err = writer_put_string(w, "intel_pt");
+	return err;
+}
+
+static int feat_auxtrace(struct jifl_perf_writer *w)
+{
+	uint64_t nr = w->index_nr;
+	int err;
+
+	err = writer_put(w, &nr, sizeof(nr));
+	if (!err)
+		err = writer_put(w, w->index, nr * sizeof(*w->index));
+	return err;
+}
+
+static const struct {
+	int bit;
+	int (*put)(struct jifl_perf_writer *w);
+} features[] = {
+	{ JIFL_PERF_FEAT_OSRELEASE, feat_osrelease },
+	{ JIFL_PERF_FEAT_ARCH, feat_arch },
+	{ JIFL_PERF_FEAT_NRCPUS, feat_nrcpus },
+	{ JIFL_PERF_FEAT_CPUID, feat_cpuid },
+	{ JIFL_PERF_FEAT_EVENT_DESC, feat_event_desc },
+	{ JIFL_PERF_FEAT_PMU_MAPPINGS, feat_pmu_mappings },
+	{ JIFL_PERF_FEAT_AUXTRACE, feat_auxtrace },
+};
+
+#define NR_FEATURES (sizeof(features) / sizeof(features[0]))
+
+/*
+ * Feature data follows the data section: a table of one section per set
+ * feature bit, in bit order, then each feature's bytes.
+ */
+static int writer_put_features(struct jifl_perf_writer *w, uint64_t *bits)
+{
+	struct jifl_perf_section sec[NR_FEATURES];
+	uint64_t table = w->pos;
+	size_t i;
+	int err;
+
+	err = writer_put_zero(w, sizeof(sec));
+	for (i = 0; i < NR_FEATURES && !err; i++) {
+		sec[i].offset = w->pos;
+		err = features[i].put(w);
+		sec[i].size = w->pos - sec[i].offset;
+		bits[features[i].bit / 64] |= 1ULL << (features[i].bit % 64);
+	}
+	if (!err)
+		err = writer_flush(w);
+	if (!err && pwrite(w->fd, sec, sizeof(sec), table) != sizeof(sec))
+		err = -jifl_err_io;
+	return err;
+}
+
+int jifl_perf_writer_close(struct jifl_perf_writer *w)
+{
+	uint64_t bits[JIFL_PERF_FEAT_BITS / 64] = { 0 };
+	uint64_t data_size;
+	int err;
+
+	err = writer_flush(w);
+	data_size = w->pos - w->data_offset;
+	if (!err)
+		err = writer_put_features(w, bits);
+	if (!err)
+		err = writer_put_header(w, data_size, bits);
+	if (!err && close(w->fd))
+		err = -jifl_err_io;
+	w->fd = -1;
+	jifl_perf_writer_free(w);
+	return err;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Write a perf.data file as "perf record -e intel_pt//u" writes it for a
+ * per-thread session: an intel_pt event and a dummy:u tracking event, the
+ * AUXTRACE_INFO and TIME_CONV records, side-band records (COMM, MMAP2,
+ * ITRACE_START, EXIT) and AUXTRACE records holding the packets, then the
+ * feature sections perf's Intel PT decoder uses (including the AUXTRACE
+ * index).
+ *
+ * All times are given as TSC values and converted with the configured
+ * struct jifl_tsc_conv, as the kernel converts its own time stamps.
+ */
+#ifndef JIFL_PERF_WRITER_H
+#define JIFL_PERF_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tsc_conv.h"
+
+struct jifl_perf_writer;
+
+struct jifl_perf_writer_config {
+	uint32_t pt_pmu_type;	/* the intel_pt PMU type to name in attr.type */
+	uint64_t pt_config;	/* intel_pt attr.config (JIFL_INTEL_PT_CFG_*) */
+	struct jifl_tsc_conv tc;
+};
+
+struct jifl_perf_mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;	/* pgoff: file offset in bytes */
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t prot, flags;		/* PROT_*, MAP_* */
+	const char *filename;		/* "//anon" for anonymous memory */
+};
+
+/* Create @path and write its header; returns 0 or -jifl_error_code. */
+int jifl_perf_writer_open(struct jifl_perf_writer **pw, const char *path,
+			  const struct jifl_perf_writer_config *cfg);
+
+int jifl_perf_writer_comm(struct jifl_perf_writer *w, uint32_t pid,
+			  uint32_t tid, const char *comm, int exec, uint64_t tsc);
+int jifl_perf_writer_mmap2(struct jifl_perf_writer *w,
+			   const struct jifl_perf_mmap2 *m, uint64_t tsc);
+int jifl_perf_writer_itrace_start(struct jifl_perf_writer *w, uint32_t pid,
+				  uint32_t tid, uint64_t tsc);
+int jifl_perf_writer_exit(struct jifl_perf_writer *w, uint32_t pid,
+			  uint32_t ppid, uint32_t tid, uint64_t tsc);
+
+/* One buffer of trace data for the per-thread queue @idx of thread @tid. */
+int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
+			      uint32_t tid, const void *data, size_t size);
+
+/* Tell perf that all records so far may be sorted and processed. */
+int jifl_perf_writer_round(struct jifl_perf_writer *w);
+
+/* Write the features and the final header, close and free @w. */
+int jifl_perf_writer_close(struct jifl_perf_writer *w);
+
+/* Free @w without finishing the file. */
+void jifl_perf_writer_free(struct jifl_perf_writer *w);
+
+#endif /* JIFL_PERF_WRITER_H */

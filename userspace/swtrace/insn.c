@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <Zydis/Zydis.h>
+#include <string.h>
+
+#include "errcode.h"
+#include "insn.h"
+
+static bool is_relative(const ZydisDecodedInstruction *zi)
+{
+	return zi->raw.imm[0].is_relative;
+}
+
+int jifl_insn_decode(const uint8_t *bytes, size_t n, uint64_t ip,
+		     struct jifl_insn *insn)
+{
+	static ZydisDecoder dec;
+	static bool dec_ready;
+	ZydisDecodedInstruction zi;
+
+	if (!dec_ready) {
+		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+				 ZYDIS_STACK_WIDTH_64);
+		dec_ready = true;
+	}
+	memset(insn, 0, sizeof(*insn));
+	insn->ip = ip;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, bytes, n, &zi)))
+		return -jifl_err_format;
+	insn->len = zi.length;
+	insn->valid = true;
+	insn->rep = !!(zi.attributes & (ZYDIS_ATTRIB_HAS_REP |
+					ZYDIS_ATTRIB_HAS_REPE |
+					ZYDIS_ATTRIB_HAS_REPNE)) &&
+		    zi.meta.category == ZYDIS_CATEGORY_STRINGOP;
+
+	switch (zi.meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+		insn->kind = JIFL_INSN_COND;
+		break;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+		insn->kind = is_relative(&zi) ? JIFL_INSN_DIRECT : JIFL_INSN_INDIRECT;
+		break;
+	case ZYDIS_CATEGORY_RET:
+		insn->kind = JIFL_INSN_INDIRECT;
+		break;
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_INTERRUPT:
+		insn->kind = JIFL_INSN_FAR;
+		break;
+	default:
+		insn->kind = JIFL_INSN_PLAIN;
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jifl-swtrace: record an Intel PT trace of a program in software.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "errcode.h"
+#include "recorder.h"
+#include "tracer.h"
+
+#define PROG "jifl-swtrace"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [options] -- COMMAND [ARGS...]\n"
+		"\n"
+		"Single-step COMMAND and record what it executes as a perf.data file\n"
+		"that \"perf record -e intel_pt//u\" would have written.\n"
+		"\n"
+		"  -o, --output FILE      perf.data to write (default: perf.data)\n"
+		"  -t, --truth FILE       also write every executed user IP to FILE\n"
+		"      --psb-period N     bytes of packets between PSB+ (default: 4096)\n"
+		"      --tsc-every N      TSC ticks after which a TSC packet is due\n"
+		"                         (default: 0, one before every packet)\n"
+		"      --pmu-type N       intel_pt PMU type to record (default: this\n"
+		"                         system's, else 8)\n"
+		"  -q, --quiet            no summary on stderr\n"
+		"  -h, --help             this text\n");
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (errno || !*s || *end || *s == '-') {
+		fprintf(stderr, PROG ": %s: not a number: '%s'\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+static uint32_t default_pmu_type(void)
+{
+	FILE *f = fopen("/sys/bus/event_source/devices/intel_pt/type", "re");
+	unsigned int type = 8;
+
+	if (f) {
+		if (fscanf(f, "%u", &type) != 1)
+			type = 8;
+		fclose(f);
+	}
+	return type;
+}
+
+/* Exit status like a shell's: the program's own, or 128 + its signal. */
+static int report(const struct jifl_tracer_result *res,
+		  const struct jifl_recorder *r, char *const argv[], bool quiet)
+{
+	int st = res->exit_status;
+
+	switch (res->error) {
+	case JIFL_TRACER_OK:
+		break;
+	case JIFL_TRACER_EXEC:
+		fprintf(stderr, PROG ": cannot run '%s': %s\n", argv[0],
+			strerror(res->exec_errno));
+		return 127;
+	case JIFL_TRACER_THREADS:
+		fprintf(stderr, PROG ": '%s' created a thread: multi-threaded programs are not supported (trace kept up to the clone)\n",
+			argv[0]);
+		return 1;
+	case JIFL_TRACER_NEWEXEC:
+		fprintf(stderr, PROG ": '%s' exec'ed another program: not supported (trace kept up to the exec)\n",
+			argv[0]);
+		return 1;
+	case JIFL_TRACER_SYSTEM:
+		fprintf(stderr, PROG ": tracing '%s': %s\n", argv[0], strerror(errno));
+		return 1;
+	case JIFL_TRACER_RECORD:
+		fprintf(stderr, PROG ": recording '%s': %s%s%s\n", argv[0],
+			jifl_strerror(res->record_err),
+			res->record_err == -jifl_err_io ? ": " : "",
+			res->record_err == -jifl_err_io ? strerror(errno) : "");
+		return 1;
+	}
+	if (!quiet)
+		fprintf(stderr, PROG ": %llu instructions in %.3f s (%.0f instructions/s), %llu steps, %llu faults/signals, %llu bytes of packets\n",
+			(unsigned long long)r->insns, res->seconds,
+			res->seconds > 0 ? r->insns / res->seconds : 0.0,
+			(unsigned long long)res->steps,
+			(unsigned long long)r->leaves,
+			(unsigned long long)r->pt.bytes);
+	if (res->faults_missed && !quiet)
+		fprintf(stderr, PROG ": warning: no page-fault counter (perf_event_open): faults are not in the trace\n");
+	if (WIFSIGNALED(st)) {
+		fprintf(stderr, PROG ": '%s' killed by signal %d (%s); trace kept up to there\n",
+			argv[0], WTERMSIG(st), strsignal(WTERMSIG(st)));
+		return 128 + WTERMSIG(st);
+	}
+	return WEXITSTATUS(st);
+}
+
+int main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "truth", required_argument, NULL, 't' },
+		{ "psb-period", required_argument, NULL, 'P' },
+		{ "tsc-every", required_argument, NULL, 'T' },
+		{ "pmu-type", required_argument, NULL, 'M' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct jifl_recorder_opts opts = {
+		.output = "perf.data",
+		.psb_period = 4096,
+		.pmu_type = default_pmu_type(),
+	};
+	struct jifl_tracer_result res;
+	struct jifl_recorder r;
+	bool quiet = false;
+	uint64_t v;
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, "+o:t:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			opts.output = optarg;
+			break;
+		case 't':
+			opts.truth = optarg;
+			break;
+		case 'P':
+			if (parse_u64("--psb-period", optarg, &opts.psb_period))
+				return 2;
+			break;
+		case 'T':
+			if (parse_u64("--tsc-every", optarg, &opts.tsc_every))
+				return 2;
+			break;
+		case 'M':
+			if (parse_u64("--pmu-type", optarg, &v) || v > UINT32_MAX)
+				return 2;
+			opts.pmu_type = v;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, PROG ": no command given\n");
+		usage(stderr);
+		return 2;
+	}
+
+	err = jifl_recorder_open(&r, &opts);
+	if (err) {
+		fprintf(stderr, PROG ": cannot create '%s': %s\n",
+			r.writer || !opts.truth ? opts.output : opts.truth,
+			err == -jifl_err_io ? strerror(errno) : jifl_strerror(err));
+		jifl_recorder_abort(&r);
+		return 1;
+	}
+	if (jifl_tracer_run(&r, argv + optind, &res) && res.error == JIFL_TRACER_EXEC) {
+		jifl_recorder_abort(&r);
+		unlink(opts.output);
+		if (opts.truth)
+			unlink(opts.truth);
+	}
+	return report(&res, &r, argv + optind, quiet);
+}

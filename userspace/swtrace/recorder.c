@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "errcode.h"
+#include "perf_data.h"
+#include "recorder.h"
+
+#define PT_BUF_SIZE	(256 * 1024)
+
+/* psb_period field of the intel_pt config: PSB every 2^(n + 11) bytes. */
+static uint64_t psb_period_field(uint64_t bytes)
+{
+	uint64_t n = 0;
+
+	while (n < 15 && (2048ULL << (n + 1)) <= bytes)
+		n++;
+	return n;
+}
+
+static int recorder_flush_pt(void *ctx, const uint8_t *data, size_t size)
+{
+	struct jifl_recorder *r = ctx;
+
+	return jifl_perf_writer_auxtrace(r->writer, 0, r->pid, data, size);
+}
+
+int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts *opts)
+{
+	struct jifl_perf_writer_config cfg;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->opts = *opts;
+	err = jifl_tsc_conv_init(&r->tc);
+	if (err)
+		return err;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.pt_pmu_type = opts->pmu_type;
+	cfg.pt_config = JIFL_INTEL_PT_CFG_PT | JIFL_INTEL_PT_CFG_TSC |
+			JIFL_INTEL_PT_CFG_NORETCOMP | JIFL_INTEL_PT_CFG_BRANCH |
+			psb_period_field(opts->psb_period) << JIFL_INTEL_PT_CFG_PSB_SHIFT;
+	cfg.tc = r->tc;
+	err = jifl_perf_writer_open(&r->writer, opts->output, &cfg);
+	if (err)
+		return err;
+	if (opts->truth) {
+		err = jifl_truth_open(&r->truth, opts->truth);
+		if (err)
+			return err;
+	}
+	return jifl_pt_stream_init(&r->pt, PT_BUF_SIZE, opts->psb_period,
+				   recorder_flush_pt, r);
+}
+
+static int recorder_new_map(void *ctx, const struct jifl_perf_mmap2 *m)
+{
+	struct jifl_recorder *r = ctx;
+	uint64_t tsc = jifl_tsc_read();
+
+	return jifl_perf_writer_mmap2(r->writer, m, tsc);
+}
+
+int jifl_recorder_rescan(struct jifl_recorder *r, uint64_t tsc)
+{
+	(void)tsc;
+	return jifl_maps_scan(&r->maps, recorder_new_map, r);
+}
+
+static int read_comm(uint32_t pid, char *comm, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -jifl_err_io;
+	if (!fgets(comm, len, f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return 0;
+}
+
+int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc)
+{
+	char comm[32];
+	int err;
+
+	r->pid = pid;
+	jifl_maps_init(&r->maps, pid);
+	err = read_comm(pid, comm, sizeof(comm));
+	if (!err)
+		err = jifl_perf_writer_comm(r->writer, pid, pid, comm, 1, tsc);
+	if (!err)
+		err = jifl_recorder_rescan(r, tsc);
+	if (!err)
+		err = jifl_perf_writer_itrace_start(r->writer, pid, pid, jifl_tsc_read());
+	/* Tracing starts in the kernel (exec): PSB+ without FUP. */
+	if (!err)
+		err = jifl_pt_stream_psb(&r->pt, jifl_tsc_read(), 0);
+	return err;
+}
+
+static bool insn_has_packet(const struct jifl_insn *insn)
+{
+	return insn->kind == JIFL_INSN_COND || insn->kind == JIFL_INSN_INDIRECT ||
+	       insn->kind == JIFL_INSN_FAR;
+}
+
+int jifl_recorder_insn(struct jifl_recorder *r, const struct jifl_insn *insn,
+		       uint64_t next, bool faulted, uint64_t tsc)
+{
+	struct jifl_pt_stream *s = &r->pt;
+	int err = 0;
+
+	if (faulted && s->enabled) {
+		err = jifl_pt_stream_fup_pgd(s, insn->ip);
+		r->leaves++;
+	}
+	if (!err && !s->enabled) {
+		err = jifl_pt_stream_tsc(s, tsc);
+		if (!err)
+			err = jifl_pt_stream_pge(s, insn->ip);
+	} else if (!err && insn_has_packet(insn) &&
+		   tsc - s->last_tsc >= r->opts.tsc_every) {
+		err = jifl_pt_stream_tsc(s, tsc);
+	}
+	if (err)
+		return err;
+
+	switch (insn->kind) {
+	case JIFL_INSN_COND:
+		err = jifl_pt_stream_tnt(s, next != insn->ip + insn->len);
+		break;
+	case JIFL_INSN_INDIRECT:
+		err = jifl_pt_stream_tip(s, next);
+		break;
+	case JIFL_INSN_FAR:
+		err = jifl_pt_stream_pgd(s);
+		break;
+	}
+	if (!err && r->truth.f)
+		err = jifl_truth_add(&r->truth, r->pid, insn->ip, tsc);
+	r->insns++;
+	/* The decoder is exactly at @next only right after a packet. */
+	if (!err && s->enabled && insn_has_packet(insn))
+		err = jifl_pt_stream_psb_due(s, tsc, next);
+	return err;
+}
+
+int jifl_recorder_leave(struct jifl_recorder *r, uint64_t ip, uint64_t tsc)
+{
+	(void)tsc;
+	if (!r->pt.enabled)
+		return 0;
+	r->leaves++;
+	return jifl_pt_stream_fup_pgd(&r->pt, ip);
+}
+
+int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc)
+{
+	int err, err2;
+
+	err = jifl_pt_stream_flush(&r->pt);
+	if (!err)
+		err = jifl_perf_writer_exit(r->writer, r->pid, getpid(), r->pid, tsc);
+	if (!err)
+		err = jifl_perf_writer_round(r->writer);
+	if (!err)
+		err = jifl_perf_writer_close(r->writer);
+	else
+		jifl_perf_writer_free(r->writer);
+	r->writer = NULL;
+	err2 = jifl_truth_close(&r->truth);
+	jifl_pt_stream_fini(&r->pt);
+	jifl_maps_fini(&r->maps);
+	return err ? err : err2;
+}
+
+void jifl_recorder_abort(struct jifl_recorder *r)
+{
+	jifl_perf_writer_free(r->writer);
+	r->writer = NULL;
+	jifl_truth_close(&r->truth);
+	jifl_pt_stream_fini(&r->pt);
+	jifl_maps_fini(&r->maps);
+}

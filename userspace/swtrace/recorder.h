@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Turns what the tracer sees (executed instructions, exits from user
+ * space, new mappings) into Intel PT packets, side-band records in a
+ * perf.data file, and ground truth.
+ */
+#ifndef JIFL_RECORDER_H
+#define JIFL_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "insn.h"
+#include "maps.h"
+#include "perf_writer.h"
+#include "pt_stream.h"
+#include "truth.h"
+
+struct jifl_recorder_opts {
+	const char *output;	/* perf.data path */
+	const char *truth;	/* ground truth path, or NULL */
+	uint64_t psb_period;	/* bytes of packets between PSB+ */
+	uint64_t tsc_every;	/* TSC ticks before a new TSC packet is due */
+	uint32_t pmu_type;	/* intel_pt PMU type to record */
+};
+
+struct jifl_recorder {
+	struct jifl_recorder_opts opts;
+	struct jifl_perf_writer *writer;
+	struct jifl_pt_stream pt;
+	struct jifl_truth truth;
+	struct jifl_maps maps;
+	struct jifl_tsc_conv tc;
+	uint32_t pid;
+	uint64_t insns;		/* instructions recorded */
+	uint64_t leaves;	/* asynchronous exits (faults, signals) */
+};
+
+/* Create the output files; nothing runs yet. */
+int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts *opts);
+
+/* The traced program @pid has just been exec'ed: COMM, MMAP2s, PSB+. */
+int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc);
+
+/*
+ * @insn ran and control went on to @next; @faulted when it took a page
+ * fault first; @tsc read right after it ran.
+ */
+int jifl_recorder_insn(struct jifl_recorder *r, const struct jifl_insn *insn,
+		       uint64_t next, bool faulted, uint64_t tsc);
+
+/* Control left user space asynchronously before the instruction at @ip. */
+int jifl_recorder_leave(struct jifl_recorder *r, uint64_t ip, uint64_t tsc);
+
+/* Mappings may have changed (mmap, mprotect...): MMAP2 for new ones. */
+int jifl_recorder_rescan(struct jifl_recorder *r, uint64_t tsc);
+
+/* The program is gone: EXIT, the last trace data, features. */
+int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc);
+
+/* Free everything after a failure; the files stay as they are. */
+void jifl_recorder_abort(struct jifl_recorder *r);
+
+#endif /* JIFL_RECORDER_H */

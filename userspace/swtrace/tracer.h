@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Run a program under ptrace, single-stepping every user instruction,
+ * and feed what it executes to a recorder.
+ */
+#ifndef JIFL_TRACER_H
+#define JIFL_TRACER_H
+
+#include <stdint.h>
+
+#include "recorder.h"
+
+enum jifl_tracer_error {
+	JIFL_TRACER_OK,
+	JIFL_TRACER_EXEC,	/* the program could not be run: see exec_errno */
+	JIFL_TRACER_THREADS,	/* the program created a thread */
+	JIFL_TRACER_NEWEXEC,	/* the program exec'ed another program */
+	JIFL_TRACER_SYSTEM,	/* ptrace or wait failed: see errno */
+	JIFL_TRACER_RECORD,	/* the recorder failed: see record_err */
+};
+
+struct jifl_tracer_result {
+	enum jifl_tracer_error error;
+	int exec_errno;
+	int record_err;		/* negative jifl_error_code */
+	int exit_status;	/* as from waitpid() */
+	uint64_t steps;		/* single-steps taken */
+	uint64_t faults_missed;	/* 0, or ~0 when no fault counter was had */
+	double seconds;		/* wall time of the traced run */
+};
+
+/* Run @argv under @r (already opened); the recorder is finished on return. */
+int jifl_tracer_run(struct jifl_recorder *r, char *const argv[],
+		    struct jifl_tracer_result *res);
+
+#endif /* JIFL_TRACER_H */
