@@ -55,7 +55,8 @@ userspace-san: | $(UAPI)
 	@$(MAKE) -s -C userspace O=$(B) UAPI=$(UAPI) SAN=1
 
 # The tests build against the patched tree's headers and harness.
-$(UAPI): | kernel
+$(UAPI):
+	@$(MAKE) -s kernel
 
 $(B)/tests/host/%: tests/host/%.c $(wildcard tests/host/*.h) | $(UAPI)
 	@mkdir -p $(@D)

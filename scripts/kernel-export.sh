@@ -25,7 +25,8 @@ git_k config branch."$(git_k symbolic-ref --short HEAD)".description \
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git_k format-patch -q --zero-commit --no-signature --cover-letter \
+# The cover letter is signed by the series, whoever runs the export.
+git_k -c user.name="JIFL developers" -c user.email=jifl@localhost format-patch -q --zero-commit --no-signature --cover-letter \
 	--cover-from-description=subject -o "$tmp" jifl-base..HEAD
 
 # format-patch dates the cover letter "now"; use the newest patch's
@@ -59,4 +60,4 @@ cp "$tmp"/*.patch "$out/"
 		echo "$p"
 	done
 } > "$out/series"
-echo "kernel-export: wrote $n patches to patches/"
+echo "kernel-export: wrote $n patches to $out"
