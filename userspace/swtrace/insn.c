@@ -36,10 +36,12 @@ int jifl_insn_decode(const uint8_t *bytes, size_t n, uint64_t ip,
 	switch (zi.meta.category) {
 	case ZYDIS_CATEGORY_COND_BR:
 		insn->kind = JIFL_INSN_COND;
+		insn->target = ip + zi.length + zi.raw.imm[0].value.s;
 		break;
 	case ZYDIS_CATEGORY_UNCOND_BR:
 	case ZYDIS_CATEGORY_CALL:
 		insn->kind = is_relative(&zi) ? JIFL_INSN_DIRECT : JIFL_INSN_INDIRECT;
+		insn->target = ip + zi.length + zi.raw.imm[0].value.s;
 		break;
 	case ZYDIS_CATEGORY_RET:
 		insn->kind = JIFL_INSN_INDIRECT;

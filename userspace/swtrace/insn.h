@@ -20,6 +20,7 @@ enum jifl_insn_kind {
 
 struct jifl_insn {
 	uint64_t ip;
+	uint64_t target;	/* JIFL_INSN_DIRECT, COND: the branch target */
 	uint8_t len;
 	uint8_t kind;		/* enum jifl_insn_kind */
 	bool rep;		/* rep string op: single-steps per iteration */

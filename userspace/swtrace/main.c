@@ -32,6 +32,7 @@ static void usage(FILE *f)
 		"                         (default: 0, one before every packet)\n"
 		"      --pmu-type N       intel_pt PMU type to record (default: this\n"
 		"                         system's, else 8)\n"
+		"      --no-pin           do not keep COMMAND on the recorder's CPU\n"
 		"  -q, --quiet            no summary on stderr\n"
 		"  -h, --help             this text\n");
 }
@@ -118,6 +119,7 @@ int main(int argc, char *argv[])
 		{ "psb-period", required_argument, NULL, 'P' },
 		{ "tsc-every", required_argument, NULL, 'T' },
 		{ "pmu-type", required_argument, NULL, 'M' },
+		{ "no-pin", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -129,7 +131,7 @@ int main(int argc, char *argv[])
 	};
 	struct jifl_tracer_result res;
 	struct jifl_recorder r;
-	bool quiet = false;
+	bool quiet = false, pin = true;
 	uint64_t v;
 	int c, err;
 
@@ -153,6 +155,9 @@ int main(int argc, char *argv[])
 			if (parse_u64("--pmu-type", optarg, &v) || v > UINT32_MAX)
 				return 2;
 			opts.pmu_type = v;
+			break;
+		case 'N':
+			pin = false;
 			break;
 		case 'q':
 			quiet = true;
@@ -179,7 +184,7 @@ int main(int argc, char *argv[])
 		jifl_recorder_abort(&r);
 		return 1;
 	}
-	if (jifl_tracer_run(&r, argv + optind, &res) && res.error == JIFL_TRACER_EXEC) {
+	if (jifl_tracer_run(&r, argv + optind, pin, &res) && res.error == JIFL_TRACER_EXEC) {
 		jifl_recorder_abort(&r);
 		unlink(opts.output);
 		if (opts.truth)

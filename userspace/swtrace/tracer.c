@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -48,6 +49,7 @@ struct tracer {
 	uint64_t faults;
 	int sig;		/* signal to deliver with the next step */
 	uint64_t restart_ip;	/* where an interrupted system call may restart */
+	uint64_t ip;		/* where the thread is stopped */
 };
 
 static pid_t tracer_spawn(char *const argv[], int *exec_errno)
@@ -141,33 +143,40 @@ static int tracer_fetch(struct tracer *t, uint64_t ip, struct jifl_insn *insn)
 }
 
 static int tracer_record(struct tracer *t, const struct jifl_insn *insn,
-			 const struct user_regs_struct *regs, uint64_t tsc)
+			 uint64_t next, long sysno, uint64_t tsc)
 {
 	bool faulted = tracer_faulted(t) && insn->kind != JIFL_INSN_FAR;
 	int err;
 
-	err = jifl_recorder_insn(t->r, insn, regs->rip, faulted, tsc);
+	err = jifl_recorder_insn(t->r, insn, next, faulted, tsc);
 	if (err)
 		return err;
-	if (insn->kind == JIFL_INSN_FAR && syscall_changes_maps(regs->orig_rax)) {
+	t->ip = next;
+	if (insn->kind == JIFL_INSN_FAR && syscall_changes_maps(sysno)) {
 		jifl_insn_cache_clear(t->cache);
 		err = jifl_recorder_rescan(t->r, tsc);
 	}
 	return err;
 }
 
-/* A ptrace event stop; returns 1 to go on stepping, or an error code. */
-static int tracer_event(struct tracer *t, int event)
+/*
+ * A ptrace event stop inside the system call @insn: it has entered the
+ * kernel. Returns 1 to go on stepping, 0 to stop, or an error code.
+ */
+static int tracer_event(struct tracer *t, int event,
+			const struct jifl_insn *insn, uint64_t tsc)
 {
 	switch (event) {
 	case PTRACE_EVENT_CLONE:
 		t->res->error = JIFL_TRACER_THREADS;
-		return 0;
+		break;
 	case PTRACE_EVENT_EXEC:
 		t->res->error = JIFL_TRACER_NEWEXEC;
-		return 0;
+		break;
+	default:
+		return 1;
 	}
-	return 1;
+	return tracer_record(t, insn, 0, -1, tsc);
 }
 
 enum step_result { STEP_RAN, STEP_NONE, STEP_GONE, STEP_STOP };
@@ -182,14 +191,26 @@ static int tracer_signal(struct tracer *t, const struct jifl_insn *insn,
 	/* A system call that was interrupted did run. */
 	if (insn->kind == JIFL_INSN_FAR && (long)regs->orig_rax != -1 &&
 	    regs->rip != insn->ip)
-		err = tracer_record(t, insn, regs, tsc);
+		err = tracer_record(t, insn, regs->rip, regs->orig_rax, tsc);
 	if (!err)
 		err = jifl_recorder_leave(t->r, regs->rip, tsc);
+	t->ip = regs->rip;
 	t->sig = sig;
 	t->restart_ip = 0;
 	if ((long)regs->orig_rax != -1 && restart_code(regs->rax))
 		t->restart_ip = regs->rip - SYSCALL_INSN_LEN;
 	return err;
+}
+
+/*
+ * After a plain step, the next IP follows from the instruction itself;
+ * only branches, system calls and signals need the registers.
+ */
+static bool step_needs_regs(const struct jifl_insn *insn, bool injected)
+{
+	return injected || insn->rep || insn->kind == JIFL_INSN_COND ||
+	       insn->kind == JIFL_INSN_INDIRECT || insn->kind == JIFL_INSN_FAR ||
+	       !insn->valid;
 }
 
 /* Step the instruction at the current IP once, and record what happened. */
@@ -198,13 +219,11 @@ static int tracer_step(struct tracer *t, enum step_result *what)
 	struct user_regs_struct regs;
 	struct jifl_insn insn;
 	bool injected = t->sig != 0;
-	uint64_t tsc;
+	uint64_t tsc, next;
 	siginfo_t si;
 	int st, err;
 
-	if (ptrace(PTRACE_GETREGS, t->pid, NULL, &regs))
-		return -jifl_err_io;
-	tracer_fetch(t, regs.rip, &insn);
+	tracer_fetch(t, t->ip, &insn);
 again:
 	if (ptrace(PTRACE_SINGLESTEP, t->pid, NULL, (void *)(long)t->sig))
 		return -jifl_err_io;
@@ -218,24 +237,26 @@ again:
 		t->res->exit_status = st;
 		*what = STEP_GONE;
 		/* exit_group() ran; a fatal signal stopped the instruction. */
-		if (WIFEXITED(st) && insn.kind == JIFL_INSN_FAR) {
-			regs.rip = 0;
-			regs.orig_rax = -1;
-			return tracer_record(t, &insn, &regs, tsc);
-		}
+		if (WIFEXITED(st) && insn.kind == JIFL_INSN_FAR)
+			return tracer_record(t, &insn, 0, -1, tsc);
 		return 0;
 	}
 	if (st >> 16) {
-		err = tracer_event(t, st >> 16);
+		err = tracer_event(t, st >> 16, &insn, tsc);
 		if (err <= 0) {
 			*what = STEP_STOP;
 			return err;
 		}
 		goto again;
 	}
+
+	if (WSTOPSIG(st) == SIGTRAP && !step_needs_regs(&insn, injected)) {
+		*what = STEP_RAN;
+		next = insn.kind == JIFL_INSN_DIRECT ? insn.target : insn.ip + insn.len;
+		return tracer_record(t, &insn, next, -1, tsc);
+	}
 	if (ptrace(PTRACE_GETREGS, t->pid, NULL, &regs))
 		return -jifl_err_io;
-
 	if (WSTOPSIG(st) != SIGTRAP) {
 		*what = STEP_NONE;
 		tracer_faulted(t);
@@ -248,6 +269,7 @@ again:
 			/* Stopped at a handler's first instruction. */
 			*what = STEP_NONE;
 			t->restart_ip = 0;
+			t->ip = regs.rip;
 			return 0;
 		}
 		/* No handler: the kernel may have restarted the system call. */
@@ -258,7 +280,34 @@ again:
 	if (insn.rep && regs.rip == insn.ip)
 		goto again;
 	*what = STEP_RAN;
-	return tracer_record(t, &insn, &regs, tsc);
+	return tracer_record(t, &insn, regs.rip, regs.orig_rax, tsc);
+}
+
+static int tracer_get_ip(struct tracer *t)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, t->pid, NULL, &regs))
+		return -jifl_err_io;
+	t->ip = regs.rip;
+	return 0;
+}
+
+/*
+ * Each step wakes the tracer and then the tracee; on one CPU that is a
+ * plain switch, across CPUs an inter-processor wake-up (three times
+ * slower measured in a VM).
+ */
+static void tracer_pin(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
 }
 
 static double now_seconds(void)
@@ -280,7 +329,7 @@ static int tracer_loop(struct tracer *t)
 	return err;
 }
 
-int jifl_tracer_run(struct jifl_recorder *r, char *const argv[],
+int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		    struct jifl_tracer_result *res)
 {
 	struct tracer t = { .r = r, .res = res, .fault_fd = -1 };
@@ -288,6 +337,8 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[],
 	int err, st;
 
 	memset(res, 0, sizeof(*res));
+	if (pin)
+		tracer_pin();
 	t.pid = tracer_spawn(argv, &res->exec_errno);
 	if (t.pid < 0) {
 		res->error = JIFL_TRACER_SYSTEM;
@@ -311,6 +362,8 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[],
 
 	err = jifl_insn_cache_alloc(&t.cache, t.pid);
 	if (!err)
+		err = tracer_get_ip(&t);
+	if (!err)
 		err = jifl_recorder_start(r, t.pid, jifl_tsc_read());
 	if (!err)
 		err = tracer_loop(&t);
@@ -319,9 +372,9 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[],
 		res->record_err = err;
 	}
 	if (res->error) {
+		/* Threads it made are our tracees too: reap them all. */
 		kill(t.pid, SIGKILL);
-		while (waitpid(t.pid, &st, __WALL) == t.pid && !WIFEXITED(st) &&
-		       !WIFSIGNALED(st))
+		while (waitpid(-1, &st, __WALL) > 0 || errno == EINTR)
 			;
 	}
 	res->seconds = now_seconds() - t0;

@@ -6,6 +6,7 @@
 #ifndef JIFL_TRACER_H
 #define JIFL_TRACER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "recorder.h"
@@ -29,8 +30,11 @@ struct jifl_tracer_result {
 	double seconds;		/* wall time of the traced run */
 };
 
-/* Run @argv under @r (already opened); the recorder is finished on return. */
-int jifl_tracer_run(struct jifl_recorder *r, char *const argv[],
+/*
+ * Run @argv under @r (already opened); the recorder is finished on return.
+ * @pin: keep the tracer and the program on the CPU the tracer runs on.
+ */
+int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		    struct jifl_tracer_result *res);
 
 #endif /* JIFL_TRACER_H */

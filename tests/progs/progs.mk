@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Programs that host tests trace (included by the top-level Makefile).
+# Each swt_* program is built dynamic and static, both without PIE so
+# that tests can find symbols at their link addresses.
+
+SWT_PROGS := swt_flow swt_sys swt_sig swt_crash swt_thread swt_jit
+PROGS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -no-pie
+
+TEST_PROGS += $(foreach p,$(SWT_PROGS),$(B)/tests/progs/$(p) $(B)/tests/progs/$(p)-static)
+
+$(B)/tests/progs/swt_%-static: tests/progs/swt_%.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) -static -o $@ $< -lpthread
+
+$(B)/tests/progs/swt_%: tests/progs/swt_%.c
+	@mkdir -p $(@D)
+	$(CC) $(PROGS_CFLAGS) -o $@ $< -lpthread
