@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jifl-swtrace end to end: record test programs, then check that stock
+ * "perf script --itrace=i1i" (perf's own Intel PT decoder, the reference
+ * reader) decodes exactly the instruction addresses of the ground truth,
+ * with no decoder error. The ground truth is read here with an
+ * independent reader of its documented format.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "cmd.h"
+
+#define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
+#define PROGS	JIFL_TOP "/build/tests/progs/"
+
+struct ipseq {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static int ipseq_push(struct ipseq *s, uint64_t ip)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4096;
+		uint64_t *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = ip;
+	return 0;
+}
+
+/* Documentation/swtrace.rst, "Ground truth". */
+static int truth_read(const char *path, struct ipseq *s)
+{
+	unsigned char hdr[16], magic[8];
+	FILE *f = fopen(path, "r");
+	uint32_t count, i;
+	uint64_t ip, z;
+	int c, shift;
+
+	if (!f || fread(magic, 8, 1, f) != 1 || memcmp(magic, "JIFLTRU1", 8))
+		goto fail;
+	while (fread(hdr, sizeof(hdr), 1, f) == 1) {
+		memcpy(&count, hdr + 4, 4);
+		if (!count || count > 256)
+			goto fail;
+		ip = 0;
+		for (i = 0; i < count; i++) {
+			z = 0;
+			shift = 0;
+			do {
+				c = fgetc(f);
+				if (c == EOF || shift > 63)
+					goto fail;
+				z |= (uint64_t)(c & 0x7f) << shift;
+				shift += 7;
+			} while (c & 0x80);
+			ip += (z >> 1) ^ -(z & 1);
+			if (ipseq_push(s, ip))
+				goto fail;
+		}
+	}
+	if (!feof(f))
+		goto fail;
+	fclose(f);
+	return 0;
+fail:
+	if (f)
+		fclose(f);
+	return -1;
+}
+
+/* IPs of "perf script --itrace=i1ie -F ip", and the number of errors. */
+static int perf_read(const char *data, struct ipseq *s, long *errors)
+{
+	char cmd[512], line[512], *p, *end;
+	uint64_t ip;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "perf script -i %s --itrace=i1ie -F ip 2>&1", data);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	*errors = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "instruction trace error type")) {
+			(*errors)++;
+			continue;
+		}
+		p = line + strspn(line, " \t");
+		ip = strtoull(p, &end, 16);
+		if (end == p || end[strspn(end, " \t\n")])
+			continue;	/* warnings and summaries */
+		if (ipseq_push(s, ip)) {
+			pclose(f);
+			return -1;
+		}
+	}
+	return pclose(f) == 0 ? 0 : -1;
+}
+
+FIXTURE(swtrace) {
+	char dir[64];
+	char data[128];
+	char truth[128];
+	char out[8192];
+	struct ipseq want, got;
+	long errors;
+};
+
+FIXTURE_SETUP(swtrace)
+{
+	strcpy(self->dir, "/tmp/jifl-swtrace-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
+	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
+	memset(&self->want, 0, sizeof(self->want));
+	memset(&self->got, 0, sizeof(self->got));
+}
+
+FIXTURE_TEARDOWN(swtrace)
+{
+	char out[256];
+
+	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
+	free(self->want.v);
+	free(self->got.v);
+}
+
+/* Record @cmd with @opts; returns the exit status, output in self->out. */
+static int record_opts(FIXTURE_DATA(swtrace) *self, const char *opts,
+		       const char *cmd)
+{
+	return cmd_run(self->out, sizeof(self->out), "%s %s -o %s --truth %s -- %s",
+		       SWTRACE, opts, self->data, self->truth, cmd);
+}
+
+static int record(FIXTURE_DATA(swtrace) *self, const char *cmd)
+{
+	return record_opts(self, "", cmd);
+}
+
+/* perf decodes exactly the ground truth, with no error. */
+static void check_same(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(swtrace) *self)
+{
+	size_t i;
+
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	ASSERT_EQ(0, perf_read(self->data, &self->got, &self->errors));
+	EXPECT_EQ(0, self->errors);
+	ASSERT_GT(self->want.n, 1000);
+	EXPECT_EQ(self->want.n, self->got.n);
+	for (i = 0; i < self->want.n && i < self->got.n; i++)
+		if (self->want.v[i] != self->got.v[i])
+			break;
+	if (i < self->want.n || i < self->got.n)
+		TH_LOG("first difference at instruction %zu of %zu", i, self->want.n);
+	ASSERT_EQ(self->want.n, i);
+}
+
+static size_t count_ip(const struct ipseq *s, uint64_t ip)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->v[i] == ip;
+	return n;
+}
+
+static uint64_t symbol(const char *prog, const char *name)
+{
+	char out[64];
+
+	if (cmd_run(out, sizeof(out), "nm %s | awk '$3 == \"%s\" { print $1 }'",
+		    prog, name))
+		return 0;
+	return strtoull(out, NULL, 16);
+}
+
+/* fib(n) makes 2 * F(n + 1) - 1 calls. */
+static size_t fib_calls(int n)
+{
+	size_t a = 0, b = 1, t;
+
+	while (n-- >= 0) {
+		t = a + b;
+		a = b;
+		b = t;
+	}
+	return 2 * a - 1;
+}
+
+static void check_flow(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(swtrace) *self, const char *prog)
+{
+	char cmd[256];
+	uint64_t fib;
+
+	snprintf(cmd, sizeof(cmd), PROGS "%s 12", prog);
+	ASSERT_EQ(0, record(self, cmd)) TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+	/* The truth itself is right: fib's entry ran once per call. */
+	snprintf(cmd, sizeof(cmd), PROGS "%s", prog);
+	fib = symbol(cmd, "fib");
+	ASSERT_NE(0, fib);
+	EXPECT_EQ(fib_calls(12), count_ip(&self->want, fib));
+}
+
+TEST_F(swtrace, flow_dynamic) { check_flow(_metadata, self, "swt_flow"); }
+TEST_F(swtrace, flow_static) { check_flow(_metadata, self, "swt_flow-static"); }
+
+/* A PSB+ (with FUP) every few packets, and TSC packets only now and then. */
+TEST_F(swtrace, frequent_psb_rare_tsc)
+{
+	ASSERT_EQ(0, record_opts(self, "--psb-period 64 --tsc-every 10000000",
+				 PROGS "swt_flow 8")) TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, syscalls_and_new_mapping_dynamic)
+{
+	ASSERT_EQ(0, record(self, PROGS "swt_sys")) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(self->out, "42 42"));
+	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, syscalls_and_new_mapping_static)
+{
+	ASSERT_EQ(0, record(self, PROGS "swt_sys-static")) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(self->out, "42 42"));
+	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, signals_dynamic)
+{
+	ASSERT_EQ(0, record(self, PROGS "swt_sig")) TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, signals_static)
+{
+	ASSERT_EQ(0, record(self, PROGS "swt_sig-static")) TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, crash_keeps_trace)
+{
+	ASSERT_EQ(128 + 11, record(self, PROGS "swt_crash")) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(self->out, "killed by signal 11"));
+	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, thread_refused_trace_kept)
+{
+	ASSERT_EQ(1, record(self, PROGS "swt_thread-static")) TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(self->out, "multi-threaded programs are not supported"));
+	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, missing_program)
+{
+	ASSERT_EQ(127, record(self, "/nonexistent/program"));
+	ASSERT_NE(NULL, strstr(self->out, "cannot run '/nonexistent/program': No such file"));
+	ASSERT_NE(0, access(self->data, F_OK));
+}
+
+TEST_F(swtrace, unwritable_output)
+{
+	char marker[128];
+
+	snprintf(marker, sizeof(marker), "%s/ran", self->dir);
+	ASSERT_EQ(1, cmd_run(self->out, sizeof(self->out),
+			     "%s -o /nonexistent/dir/perf.data -- touch %s",
+			     SWTRACE, marker));
+	ASSERT_NE(NULL, strstr(self->out, "cannot create '/nonexistent/dir/perf.data'"));
+	ASSERT_NE(0, access(marker, F_OK)) TH_LOG("the program ran anyway");
+}
+
+TEST_F(swtrace, no_command)
+{
+	ASSERT_EQ(2, cmd_run(self->out, sizeof(self->out), "%s -o %s", SWTRACE,
+			     self->data));
+	ASSERT_NE(NULL, strstr(self->out, "no command given"));
+}
+
+/* Anonymous code is invisible to perf: decoding fails there, as it must. */
+TEST_F(swtrace, jit_code_breaks_perf)
+{
+	ASSERT_EQ(0, record(self, PROGS "swt_jit")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	ASSERT_EQ(0, perf_read(self->data, &self->got, &self->errors));
+	TH_LOG("swt_jit: %ld perf decode errors, %zu of %zu instructions decoded",
+	       self->errors, self->got.n, self->want.n);
+	EXPECT_GT(self->errors, 0);
+	EXPECT_LT(self->got.n, self->want.n);
+}
+
+TEST_F(swtrace, luajit_records)
+{
+	char out[64];
+
+	if (cmd_run(out, sizeof(out), "command -v luajit"))
+		SKIP(return, "luajit not installed");
+	ASSERT_EQ(0, record(self, "luajit -e 'local s=0 for i=1,3000 do s=s+i%7 end print(s)'"))
+		TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(self->out, "8998"));
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	ASSERT_EQ(0, perf_read(self->data, &self->got, &self->errors));
+	TH_LOG("luajit: %ld perf decode errors, %zu of %zu instructions decoded",
+	       self->errors, self->got.n, self->want.n);
+	EXPECT_GT(self->errors, 0);
+	EXPECT_LT(self->got.n, self->want.n);
+}
+
+TEST_HARNESS_MAIN
