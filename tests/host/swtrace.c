@@ -268,6 +268,13 @@ TEST_F(swtrace, thread_refused_trace_kept)
 	check_same(_metadata, self);
 }
 
+/* env execs the program: the new image gets COMM exec and MMAP2s. */
+TEST_F(swtrace, exec_followed)
+{
+	ASSERT_EQ(0, record(self, "env " PROGS "swt_flow-static 5")) TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+}
+
 TEST_F(swtrace, missing_program)
 {
 	ASSERT_EQ(127, record(self, "/nonexistent/program"));

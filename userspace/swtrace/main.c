@@ -80,10 +80,6 @@ static int report(const struct jifl_tracer_result *res,
 		fprintf(stderr, PROG ": '%s' created a thread: multi-threaded programs are not supported (trace kept up to the clone)\n",
 			argv[0]);
 		return 1;
-	case JIFL_TRACER_NEWEXEC:
-		fprintf(stderr, PROG ": '%s' exec'ed another program: not supported (trace kept up to the exec)\n",
-			argv[0]);
-		return 1;
 	case JIFL_TRACER_SYSTEM:
 		fprintf(stderr, PROG ": tracing '%s': %s\n", argv[0], strerror(errno));
 		return 1;

@@ -42,7 +42,8 @@ static int maps_parse(const char *line, int pid, struct jifl_perf_mmap2 *e)
 		   &start, &end, perms, &off, &maj, &min, &ino, path);
 	if (n < 7)
 		return -jifl_err_format;
-	if (perms[2] != 'x')
+	/* [vsyscall] is no mapping of the process; the kernel reports none. */
+	if (perms[2] != 'x' || start >= (1ULL << 47))
 		return 0;
 	memset(e, 0, sizeof(*e));
 	e->pid = pid;

@@ -84,24 +84,38 @@ static int read_comm(uint32_t pid, char *comm, size_t len)
 	return 0;
 }
 
-int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc)
+static int recorder_image(struct jifl_recorder *r, uint64_t tsc)
 {
 	char comm[32];
 	int err;
 
-	r->pid = pid;
-	jifl_maps_init(&r->maps, pid);
-	err = read_comm(pid, comm, sizeof(comm));
+	jifl_maps_fini(&r->maps);
+	jifl_maps_init(&r->maps, r->pid);
+	err = read_comm(r->pid, comm, sizeof(comm));
 	if (!err)
-		err = jifl_perf_writer_comm(r->writer, pid, pid, comm, 1, tsc);
+		err = jifl_perf_writer_comm(r->writer, r->pid, r->pid, comm, 1, tsc);
 	if (!err)
 		err = jifl_recorder_rescan(r, tsc);
+	return err;
+}
+
+int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc)
+{
+	int err;
+
+	r->pid = pid;
+	err = recorder_image(r, tsc);
 	if (!err)
 		err = jifl_perf_writer_itrace_start(r->writer, pid, pid, jifl_tsc_read());
 	/* Tracing starts in the kernel (exec): PSB+ without FUP. */
 	if (!err)
 		err = jifl_pt_stream_psb(&r->pt, jifl_tsc_read(), 0);
 	return err;
+}
+
+int jifl_recorder_exec(struct jifl_recorder *r, uint64_t tsc)
+{
+	return recorder_image(r, tsc);
 }
 
 static bool insn_has_packet(const struct jifl_insn *insn)

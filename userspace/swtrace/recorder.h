@@ -52,6 +52,9 @@ int jifl_recorder_insn(struct jifl_recorder *r, const struct jifl_insn *insn,
 /* Control left user space asynchronously before the instruction at @ip. */
 int jifl_recorder_leave(struct jifl_recorder *r, uint64_t ip, uint64_t tsc);
 
+/* The program exec'ed a new image: COMM, MMAP2s for all its mappings. */
+int jifl_recorder_exec(struct jifl_recorder *r, uint64_t tsc);
+
 /* Mappings may have changed (mmap, mprotect...): MMAP2 for new ones. */
 int jifl_recorder_rescan(struct jifl_recorder *r, uint64_t tsc);
 

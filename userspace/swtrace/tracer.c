@@ -160,23 +160,48 @@ static int tracer_record(struct tracer *t, const struct jifl_insn *insn,
 }
 
 /*
+ * The program exec'ed another: the old image is gone. The next step only
+ * completes the system call (a trap at its exit, no instruction runs);
+ * then read the new image's mappings.
+ */
+static int tracer_exec(struct tracer *t, uint64_t tsc)
+{
+	struct user_regs_struct regs;
+	int st, err;
+
+	if (ptrace(PTRACE_SINGLESTEP, t->pid, NULL, NULL) ||
+	    waitpid(t->pid, &st, __WALL) != t->pid)
+		return -jifl_err_io;
+	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP ||
+	    ptrace(PTRACE_GETREGS, t->pid, NULL, &regs))
+		return -jifl_err_io;
+	t->ip = regs.rip;
+	jifl_insn_cache_free(t->cache);
+	t->cache = NULL;
+	err = jifl_insn_cache_alloc(&t->cache, t->pid);
+	if (!err)
+		err = jifl_recorder_exec(t->r, tsc);
+	return err;
+}
+
+/*
  * A ptrace event stop inside the system call @insn: it has entered the
- * kernel. Returns 1 to go on stepping, 0 to stop, or an error code.
+ * kernel. Returns 1 to step it again, 0 when it is done, or an error code.
  */
 static int tracer_event(struct tracer *t, int event,
 			const struct jifl_insn *insn, uint64_t tsc)
 {
+	int err;
+
 	switch (event) {
 	case PTRACE_EVENT_CLONE:
 		t->res->error = JIFL_TRACER_THREADS;
-		break;
+		return tracer_record(t, insn, 0, -1, tsc);
 	case PTRACE_EVENT_EXEC:
-		t->res->error = JIFL_TRACER_NEWEXEC;
-		break;
-	default:
-		return 1;
+		err = tracer_record(t, insn, 0, -1, tsc);
+		return err ? err : tracer_exec(t, tsc);
 	}
-	return tracer_record(t, insn, 0, -1, tsc);
+	return 1;
 }
 
 enum step_result { STEP_RAN, STEP_NONE, STEP_GONE, STEP_STOP };
@@ -243,11 +268,10 @@ again:
 	}
 	if (st >> 16) {
 		err = tracer_event(t, st >> 16, &insn, tsc);
-		if (err <= 0) {
-			*what = STEP_STOP;
-			return err;
-		}
-		goto again;
+		if (err == 1)
+			goto again;
+		*what = t->res->error ? STEP_STOP : STEP_NONE;
+		return err;
 	}
 
 	if (WSTOPSIG(st) == SIGTRAP && !step_needs_regs(&insn, injected)) {

@@ -15,7 +15,6 @@ enum jifl_tracer_error {
 	JIFL_TRACER_OK,
 	JIFL_TRACER_EXEC,	/* the program could not be run: see exec_errno */
 	JIFL_TRACER_THREADS,	/* the program created a thread */
-	JIFL_TRACER_NEWEXEC,	/* the program exec'ed another program */
 	JIFL_TRACER_SYSTEM,	/* ptrace or wait failed: see errno */
 	JIFL_TRACER_RECORD,	/* the recorder failed: see record_err */
 };
