@@ -18,24 +18,49 @@
 #define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
 #define PROGS	JIFL_TOP "/build/tests/progs/"
 
+/* Executed instructions: thread, position in the input, address. */
+struct step {
+	uint32_t tid;
+	uint32_t seq;
+	uint64_t ip;
+};
+
 struct ipseq {
-	uint64_t *v;
+	struct step *v;
 	size_t n, cap;
 };
 
-static int ipseq_push(struct ipseq *s, uint64_t ip)
+static int ipseq_push(struct ipseq *s, uint32_t tid, uint64_t ip)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 4096;
-		uint64_t *v = realloc(s->v, cap * sizeof(*v));
+		struct step *v = realloc(s->v, cap * sizeof(*v));
 
 		if (!v)
 			return -1;
 		s->v = v;
 		s->cap = cap;
 	}
-	s->v[s->n++] = ip;
+	s->v[s->n].tid = tid;
+	s->v[s->n].seq = s->n;
+	s->v[s->n].ip = ip;
+	s->n++;
 	return 0;
+}
+
+static int step_cmp(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Threads interleave differently in the two; compare thread by thread. */
+static void ipseq_by_thread(struct ipseq *s)
+{
+	qsort(s->v, s->n, sizeof(*s->v), step_cmp);
 }
 
 /* Documentation/swtrace.rst, "Ground truth". */
@@ -43,13 +68,14 @@ static int truth_read(const char *path, struct ipseq *s)
 {
 	unsigned char hdr[16], magic[8];
 	FILE *f = fopen(path, "r");
-	uint32_t count, i;
+	uint32_t tid, count, i;
 	uint64_t ip, z;
 	int c, shift;
 
 	if (!f || fread(magic, 8, 1, f) != 1 || memcmp(magic, "JIFLTRU1", 8))
 		goto fail;
 	while (fread(hdr, sizeof(hdr), 1, f) == 1) {
+		memcpy(&tid, hdr, 4);
 		memcpy(&count, hdr + 4, 4);
 		if (!count || count > 256)
 			goto fail;
@@ -65,7 +91,7 @@ static int truth_read(const char *path, struct ipseq *s)
 				shift += 7;
 			} while (c & 0x80);
 			ip += (z >> 1) ^ -(z & 1);
-			if (ipseq_push(s, ip))
+			if (ipseq_push(s, tid, ip))
 				goto fail;
 		}
 	}
@@ -79,15 +105,16 @@ fail:
 	return -1;
 }
 
-/* IPs of "perf script --itrace=i1ie -F ip", and the number of errors. */
+/* Threads and IPs of "perf script --itrace=i1ie", and the number of errors. */
 static int perf_read(const char *data, struct ipseq *s, long *errors)
 {
 	char cmd[512], line[512], *p, *end;
+	unsigned long tid;
 	uint64_t ip;
 	FILE *f;
 
 	snprintf(cmd, sizeof(cmd),
-		 "perf script -i %s --itrace=i1ie -F ip 2>&1", data);
+		 "perf script -i %s --itrace=i1ie -F tid,ip 2>&1", data);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
@@ -97,11 +124,14 @@ static int perf_read(const char *data, struct ipseq *s, long *errors)
 			(*errors)++;
 			continue;
 		}
-		p = line + strspn(line, " \t");
+		/* "  TID  IP"; anything else is a warning or a summary. */
+		tid = strtoul(line, &p, 10);
+		if (p == line)
+			continue;
 		ip = strtoull(p, &end, 16);
 		if (end == p || end[strspn(end, " \t\n")])
-			continue;	/* warnings and summaries */
-		if (ipseq_push(s, ip)) {
+			continue;
+		if (ipseq_push(s, tid, ip)) {
 			pclose(f);
 			return -1;
 		}
@@ -161,8 +191,11 @@ static void check_same(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, self->errors);
 	ASSERT_GT(self->want.n, 1000);
 	EXPECT_EQ(self->want.n, self->got.n);
+	ipseq_by_thread(&self->want);
+	ipseq_by_thread(&self->got);
 	for (i = 0; i < self->want.n && i < self->got.n; i++)
-		if (self->want.v[i] != self->got.v[i])
+		if (self->want.v[i].tid != self->got.v[i].tid ||
+		    self->want.v[i].ip != self->got.v[i].ip)
 			break;
 	if (i < self->want.n || i < self->got.n)
 		TH_LOG("first difference at instruction %zu of %zu", i, self->want.n);
@@ -174,7 +207,7 @@ static size_t count_ip(const struct ipseq *s, uint64_t ip)
 	size_t i, n = 0;
 
 	for (i = 0; i < s->n; i++)
-		n += s->v[i] == ip;
+		n += s->v[i].ip == ip;
 	return n;
 }
 
@@ -261,12 +294,26 @@ TEST_F(swtrace, crash_keeps_trace)
 	check_same(_metadata, self);
 }
 
-TEST_F(swtrace, thread_refused_trace_kept)
+static size_t count_threads(const struct ipseq *s)
 {
-	ASSERT_EQ(1, record(self, PROGS "swt_thread-static")) TH_LOG("%s", self->out);
-	ASSERT_NE(NULL, strstr(self->out, "multi-threaded programs are not supported"));
-	check_same(_metadata, self);
+	size_t i, n = 0;
+
+	/* Sorted by thread. */
+	for (i = 0; i < s->n; i++)
+		n += !i || s->v[i].tid != s->v[i - 1].tid;
+	return n;
 }
+
+static void check_threads(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(swtrace) *self, const char *prog)
+{
+	ASSERT_EQ(0, record(self, prog)) TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+	EXPECT_EQ(4, count_threads(&self->want));
+}
+
+TEST_F(swtrace, threads_dynamic) { check_threads(_metadata, self, PROGS "swt_thread"); }
+TEST_F(swtrace, threads_static) { check_threads(_metadata, self, PROGS "swt_thread-static"); }
 
 /* env execs the program: the new image gets COMM exec and MMAP2s. */
 TEST_F(swtrace, exec_followed)

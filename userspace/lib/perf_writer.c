@@ -43,7 +43,8 @@ struct jifl_perf_writer {
 	struct jifl_perf_file_attr attrs[EV_NR];
 	uint64_t ids[EV_NR];
 	uint64_t data_offset;
-	uint64_t aux_offset[1];		/* per queue; one queue for now */
+	uint64_t *aux_offset;		/* bytes so far, per queue */
+	uint32_t nr_queues;
 	struct aux_index_entry *index;
 	size_t index_nr, index_cap;
 };
@@ -337,17 +338,29 @@ int jifl_perf_writer_itrace_start(struct jifl_perf_writer *w, uint32_t pid,
 	return writer_put_record(w, &rec, sizeof(rec), EV_PT, pid, tid, tsc);
 }
 
-int jifl_perf_writer_exit(struct jifl_perf_writer *w, uint32_t pid,
-			  uint32_t ppid, uint32_t tid, uint64_t tsc)
+static int writer_task(struct jifl_perf_writer *w, uint32_t type, uint32_t pid,
+		       uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t tsc)
 {
 	struct {
 		struct perf_event_header header;
 		uint32_t pid, ppid, tid, ptid;
 		uint64_t time;
-	} rec = { { PERF_RECORD_EXIT, 0, 0 }, pid, ppid, tid, ppid, 0 };
+	} rec = { { type, 0, 0 }, pid, ppid, tid, ptid, 0 };
 
 	rec.time = writer_time(w, tsc);
 	return writer_put_record(w, &rec, sizeof(rec), EV_DUMMY, pid, tid, tsc);
+}
+
+int jifl_perf_writer_fork(struct jifl_perf_writer *w, uint32_t pid,
+			  uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t tsc)
+{
+	return writer_task(w, PERF_RECORD_FORK, pid, ppid, tid, ptid, tsc);
+}
+
+int jifl_perf_writer_exit(struct jifl_perf_writer *w, uint32_t pid,
+			  uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t tsc)
+{
+	return writer_task(w, PERF_RECORD_EXIT, pid, ppid, tid, ptid, tsc);
 }
 
 int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
@@ -357,8 +370,15 @@ int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
 	size_t pad = (8 - (size & 7)) & 7;
 	int err;
 
-	if (idx >= sizeof(w->aux_offset) / sizeof(w->aux_offset[0]))
-		return -jifl_err_invalid;
+	if (idx >= w->nr_queues) {
+		uint64_t *p = realloc(w->aux_offset, (idx + 1) * sizeof(*p));
+
+		if (!p)
+			return -jifl_err_nomem;
+		memset(p + w->nr_queues, 0, (idx + 1 - w->nr_queues) * sizeof(*p));
+		w->aux_offset = p;
+		w->nr_queues = idx + 1;
+	}
 	if (w->index_nr == w->index_cap) {
 		size_t cap = w->index_cap ? 2 * w->index_cap : 64;
 		void *p = realloc(w->index, cap * sizeof(*w->index));
@@ -406,6 +426,7 @@ void jifl_perf_writer_free(struct jifl_perf_writer *w)
 		close(w->fd);
 	free(w->buf);
 	free(w->index);
+	free(w->aux_offset);
 	free(w);
 }
 

@@ -3,7 +3,7 @@
  * Write a perf.data file as "perf record -e intel_pt//u" writes it for a
  * per-thread session: an intel_pt event and a dummy:u tracking event, the
  * AUXTRACE_INFO and TIME_CONV records, side-band records (COMM, MMAP2,
- * ITRACE_START, EXIT) and AUXTRACE records holding the packets, then the
+ * FORK, ITRACE_START, EXIT) and AUXTRACE records holding the packets, then the
  * feature sections perf's Intel PT decoder uses (including the AUXTRACE
  * index).
  *
@@ -46,10 +46,13 @@ int jifl_perf_writer_mmap2(struct jifl_perf_writer *w,
 			   const struct jifl_perf_mmap2 *m, uint64_t tsc);
 int jifl_perf_writer_itrace_start(struct jifl_perf_writer *w, uint32_t pid,
 				  uint32_t tid, uint64_t tsc);
+/* A new thread @tid of process @pid, made by thread @ptid. */
+int jifl_perf_writer_fork(struct jifl_perf_writer *w, uint32_t pid,
+			  uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t tsc);
 int jifl_perf_writer_exit(struct jifl_perf_writer *w, uint32_t pid,
-			  uint32_t ppid, uint32_t tid, uint64_t tsc);
+			  uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t tsc);
 
-/* One buffer of trace data for the per-thread queue @idx of thread @tid. */
+/* One buffer of trace data for the per-thread queue @idx (0, 1, ...) of @tid. */
 int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
 			      uint32_t tid, const void *data, size_t size);
 

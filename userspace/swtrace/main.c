@@ -77,7 +77,7 @@ static int report(const struct jifl_tracer_result *res,
 			strerror(res->exec_errno));
 		return 127;
 	case JIFL_TRACER_THREADS:
-		fprintf(stderr, PROG ": '%s' created a thread: multi-threaded programs are not supported (trace kept up to the clone)\n",
+		fprintf(stderr, PROG ": '%s': exec in a multi-threaded program is not supported (trace kept up to the exec)\n",
 			argv[0]);
 		return 1;
 	case JIFL_TRACER_SYSTEM:
@@ -96,7 +96,7 @@ static int report(const struct jifl_tracer_result *res,
 			res->seconds > 0 ? r->insns / res->seconds : 0.0,
 			(unsigned long long)res->steps,
 			(unsigned long long)r->leaves,
-			(unsigned long long)r->pt.bytes);
+			(unsigned long long)r->bytes);
 	if (res->faults_missed && !quiet)
 		fprintf(stderr, PROG ": warning: no page-fault counter (perf_event_open): faults are not in the trace\n");
 	if (WIFSIGNALED(st)) {

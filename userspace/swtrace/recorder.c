@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,9 +22,10 @@ static uint64_t psb_period_field(uint64_t bytes)
 
 static int recorder_flush_pt(void *ctx, const uint8_t *data, size_t size)
 {
-	struct jifl_recorder *r = ctx;
+	struct jifl_rthread *th = ctx;
 
-	return jifl_perf_writer_auxtrace(r->writer, 0, r->pid, data, size);
+	th->r->bytes += size;
+	return jifl_perf_writer_auxtrace(th->r->writer, th->idx, th->tid, data, size);
 }
 
 int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts *opts)
@@ -45,13 +47,9 @@ int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts 
 	err = jifl_perf_writer_open(&r->writer, opts->output, &cfg);
 	if (err)
 		return err;
-	if (opts->truth) {
-		err = jifl_truth_open(&r->truth, opts->truth);
-		if (err)
-			return err;
-	}
-	return jifl_pt_stream_init(&r->pt, PT_BUF_SIZE, opts->psb_period,
-				   recorder_flush_pt, r);
+	if (opts->truth)
+		return jifl_truth_open(&r->truth, opts->truth);
+	return 0;
 }
 
 static int recorder_new_map(void *ctx, const struct jifl_perf_mmap2 *m)
@@ -99,17 +97,99 @@ static int recorder_image(struct jifl_recorder *r, uint64_t tsc)
 	return err;
 }
 
-int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc)
+static void thread_free(struct jifl_rthread *th)
+{
+	jifl_pt_stream_fini(&th->pt);
+	free(th);
+}
+
+static int thread_add(struct jifl_recorder *r, uint32_t ptid, uint32_t tid,
+		      struct jifl_rthread **pth)
+{
+	struct jifl_rthread *th, **v;
+	int err;
+
+	v = realloc(r->threads, (r->nr_threads + 1) * sizeof(*v));
+	if (!v)
+		return -jifl_err_nomem;
+	r->threads = v;
+	th = calloc(1, sizeof(*th));
+	if (!th)
+		return -jifl_err_nomem;
+	th->r = r;
+	th->tid = tid;
+	th->ptid = ptid;
+	th->idx = r->nr_queues;
+	err = jifl_pt_stream_init(&th->pt, PT_BUF_SIZE, r->opts.psb_period,
+				  recorder_flush_pt, th);
+	if (err) {
+		free(th);
+		return err;
+	}
+	r->nr_queues++;
+	r->threads[r->nr_threads++] = th;
+	*pth = th;
+	return 0;
+}
+
+/* Tracing of a new thread starts in the kernel: PSB+ without FUP. */
+static int thread_start(struct jifl_rthread *th)
+{
+	int err;
+
+	err = jifl_perf_writer_itrace_start(th->r->writer, th->r->pid, th->tid,
+					    jifl_tsc_read());
+	if (!err)
+		err = jifl_pt_stream_psb(&th->pt, jifl_tsc_read(), 0);
+	return err;
+}
+
+int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc,
+			struct jifl_rthread **pth)
 {
 	int err;
 
 	r->pid = pid;
 	err = recorder_image(r, tsc);
 	if (!err)
-		err = jifl_perf_writer_itrace_start(r->writer, pid, pid, jifl_tsc_read());
-	/* Tracing starts in the kernel (exec): PSB+ without FUP. */
+		err = thread_add(r, pid, pid, pth);
 	if (!err)
-		err = jifl_pt_stream_psb(&r->pt, jifl_tsc_read(), 0);
+		err = thread_start(*pth);
+	return err;
+}
+
+int jifl_recorder_thread_new(struct jifl_recorder *r, uint32_t ptid,
+			     uint32_t tid, uint64_t tsc, struct jifl_rthread **pth)
+{
+	int err;
+
+	err = jifl_perf_writer_fork(r->writer, r->pid, r->pid, tid, ptid, tsc);
+	if (!err)
+		err = thread_add(r, ptid, tid, pth);
+	if (!err)
+		err = thread_start(*pth);
+	return err;
+}
+
+int jifl_recorder_thread_end(struct jifl_rthread *th, uint64_t ip, uint64_t tsc)
+{
+	struct jifl_recorder *r = th->r;
+	uint32_t i;
+	int err = 0;
+
+	/* A thread killed in user space leaves it like an interrupt would. */
+	if (ip && th->pt.enabled)
+		err = jifl_recorder_leave(th, ip, tsc);
+	if (!err)
+		err = jifl_pt_stream_flush(&th->pt);
+	if (!err)
+		err = jifl_perf_writer_exit(r->writer, r->pid, th->tid == r->pid ?
+					    (uint32_t)getpid() : r->pid,
+					    th->tid, th->ptid, tsc);
+	for (i = 0; i < r->nr_threads; i++)
+		if (r->threads[i] == th)
+			r->threads[i] = r->threads[--r->nr_threads];
+	thread_free(th);
 	return err;
 }
 
@@ -124,10 +204,11 @@ static bool insn_has_packet(const struct jifl_insn *insn)
 	       insn->kind == JIFL_INSN_FAR;
 }
 
-int jifl_recorder_insn(struct jifl_recorder *r, const struct jifl_insn *insn,
+int jifl_recorder_insn(struct jifl_rthread *th, const struct jifl_insn *insn,
 		       uint64_t next, bool faulted, uint64_t tsc)
 {
-	struct jifl_pt_stream *s = &r->pt;
+	struct jifl_recorder *r = th->r;
+	struct jifl_pt_stream *s = &th->pt;
 	int err = 0;
 
 	if (faulted && s->enabled) {
@@ -157,7 +238,7 @@ int jifl_recorder_insn(struct jifl_recorder *r, const struct jifl_insn *insn,
 		break;
 	}
 	if (!err && r->truth.f)
-		err = jifl_truth_add(&r->truth, r->pid, insn->ip, tsc);
+		err = jifl_truth_add(&r->truth, th->tid, insn->ip, tsc);
 	r->insns++;
 	/* The decoder is exactly at @next only right after a packet. */
 	if (!err && s->enabled && insn_has_packet(insn))
@@ -165,22 +246,21 @@ int jifl_recorder_insn(struct jifl_recorder *r, const struct jifl_insn *insn,
 	return err;
 }
 
-int jifl_recorder_leave(struct jifl_recorder *r, uint64_t ip, uint64_t tsc)
+int jifl_recorder_leave(struct jifl_rthread *th, uint64_t ip, uint64_t tsc)
 {
 	(void)tsc;
-	if (!r->pt.enabled)
+	if (!th->pt.enabled)
 		return 0;
-	r->leaves++;
-	return jifl_pt_stream_fup_pgd(&r->pt, ip);
+	th->r->leaves++;
+	return jifl_pt_stream_fup_pgd(&th->pt, ip);
 }
 
 int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc)
 {
-	int err, err2;
+	int err = 0, err2;
 
-	err = jifl_pt_stream_flush(&r->pt);
-	if (!err)
-		err = jifl_perf_writer_exit(r->writer, r->pid, getpid(), r->pid, tsc);
+	while (r->nr_threads && !err)
+		err = jifl_recorder_thread_end(r->threads[0], 0, tsc);
 	if (!err)
 		err = jifl_perf_writer_round(r->writer);
 	if (!err)
@@ -189,8 +269,7 @@ int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc)
 		jifl_perf_writer_free(r->writer);
 	r->writer = NULL;
 	err2 = jifl_truth_close(&r->truth);
-	jifl_pt_stream_fini(&r->pt);
-	jifl_maps_fini(&r->maps);
+	jifl_recorder_abort(r);
 	return err ? err : err2;
 }
 
@@ -199,6 +278,9 @@ void jifl_recorder_abort(struct jifl_recorder *r)
 	jifl_perf_writer_free(r->writer);
 	r->writer = NULL;
 	jifl_truth_close(&r->truth);
-	jifl_pt_stream_fini(&r->pt);
+	while (r->nr_threads)
+		thread_free(r->threads[--r->nr_threads]);
+	free(r->threads);
+	r->threads = NULL;
 	jifl_maps_fini(&r->maps);
 }

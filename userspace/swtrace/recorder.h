@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Turns what the tracer sees (executed instructions, exits from user
- * space, new mappings) into Intel PT packets, side-band records in a
- * perf.data file, and ground truth.
+ * space, new threads and mappings) into Intel PT packets (one stream per
+ * thread, as perf's per-thread mode records them), side-band records in
+ * a perf.data file, and ground truth.
  */
 #ifndef JIFL_RECORDER_H
 #define JIFL_RECORDER_H
@@ -24,33 +25,54 @@ struct jifl_recorder_opts {
 	uint32_t pmu_type;	/* intel_pt PMU type to record */
 };
 
+struct jifl_recorder;
+
+/* A traced thread: its own packet stream in its own AUXTRACE queue. */
+struct jifl_rthread {
+	struct jifl_recorder *r;
+	uint32_t tid;
+	uint32_t ptid;		/* the thread that made it (itself for the first) */
+	uint32_t idx;		/* AUXTRACE queue */
+	struct jifl_pt_stream pt;
+};
+
 struct jifl_recorder {
 	struct jifl_recorder_opts opts;
 	struct jifl_perf_writer *writer;
-	struct jifl_pt_stream pt;
 	struct jifl_truth truth;
 	struct jifl_maps maps;
 	struct jifl_tsc_conv tc;
 	uint32_t pid;
+	struct jifl_rthread **threads;	/* live ones */
+	uint32_t nr_threads, nr_queues;
 	uint64_t insns;		/* instructions recorded */
 	uint64_t leaves;	/* asynchronous exits (faults, signals) */
+	uint64_t bytes;		/* bytes of packets */
 };
 
 /* Create the output files; nothing runs yet. */
 int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts *opts);
 
-/* The traced program @pid has just been exec'ed: COMM, MMAP2s, PSB+. */
-int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc);
+/* The program @pid has just been exec'ed: COMM, MMAP2s, its first thread. */
+int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc,
+			struct jifl_rthread **pth);
+
+/* Thread @ptid made thread @tid: FORK, ITRACE_START, a new stream. */
+int jifl_recorder_thread_new(struct jifl_recorder *r, uint32_t ptid,
+			     uint32_t tid, uint64_t tsc, struct jifl_rthread **pth);
+
+/* @th is gone, stopped before @ip (0: after a system call): EXIT; frees @th. */
+int jifl_recorder_thread_end(struct jifl_rthread *th, uint64_t ip, uint64_t tsc);
 
 /*
- * @insn ran and control went on to @next; @faulted when it took a page
- * fault first; @tsc read right after it ran.
+ * @insn ran in @th and control went on to @next; @faulted when it took
+ * a page fault first; @tsc read right after it ran.
  */
-int jifl_recorder_insn(struct jifl_recorder *r, const struct jifl_insn *insn,
+int jifl_recorder_insn(struct jifl_rthread *th, const struct jifl_insn *insn,
 		       uint64_t next, bool faulted, uint64_t tsc);
 
 /* Control left user space asynchronously before the instruction at @ip. */
-int jifl_recorder_leave(struct jifl_recorder *r, uint64_t ip, uint64_t tsc);
+int jifl_recorder_leave(struct jifl_rthread *th, uint64_t ip, uint64_t tsc);
 
 /* The program exec'ed a new image: COMM, MMAP2s for all its mappings. */
 int jifl_recorder_exec(struct jifl_recorder *r, uint64_t tsc);
@@ -58,7 +80,7 @@ int jifl_recorder_exec(struct jifl_recorder *r, uint64_t tsc);
 /* Mappings may have changed (mmap, mprotect...): MMAP2 for new ones. */
 int jifl_recorder_rescan(struct jifl_recorder *r, uint64_t tsc);
 
-/* The program is gone: EXIT, the last trace data, features. */
+/* The program is gone: the last trace data, features; closes the files. */
 int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc);
 
 /* Free everything after a failure; the files stay as they are. */

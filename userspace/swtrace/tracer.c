@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The single-step loop. One step is PTRACE_SINGLESTEP, waitpid() and
- * PTRACE_GETREGS, plus a read of the page-fault counter; instruction bytes
- * of read-only file text come from a cache.
+ * The single-step loop. All threads of the program step at once, each
+ * on its own (so one blocked in a system call does not hold the others);
+ * waitpid() reports whichever stops. One step is PTRACE_SINGLESTEP,
+ * waitpid(), a read of the thread's page-fault counter, and
+ * PTRACE_GETREGS after branches, system calls and signals only.
+ * Instruction bytes of read-only file text come from a cache.
  *
  * What a stop means (x86-64 Linux):
  *  - SIGTRAP after a plain step: the instruction ran (a rep string op
@@ -14,7 +17,9 @@
  *    stepped did not run, unless it was a system call that was
  *    interrupted (orig_rax is then the call's number, not -1);
  *  - a ptrace event (clone, exec): the stepped instruction is still
- *    in progress.
+ *    in progress;
+ *  - a new thread's first stop is a SIGSTOP, before or after its
+ *    creator's clone event.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,16 +45,26 @@
 #define ERESTART_RESTARTBLOCK	516
 #define SYSCALL_INSN_LEN	2
 
+struct tthread {
+	struct jifl_rthread *rt;	/* NULL until the clone event named it */
+	pid_t tid;
+	bool stopped;		/* its first stop was seen */
+	uint64_t ip;		/* where it is stopped */
+	struct jifl_insn insn;	/* the instruction being stepped */
+	int sig;		/* signal to deliver with the next step */
+	bool injected;		/* the current step delivers a signal */
+	uint64_t restart_ip;	/* where an interrupted system call may restart */
+	int fault_fd;
+	uint64_t faults;
+};
+
 struct tracer {
 	struct jifl_recorder *r;
 	struct jifl_insn_cache *cache;
 	struct jifl_tracer_result *res;
 	pid_t pid;
-	int fault_fd;
-	uint64_t faults;
-	int sig;		/* signal to deliver with the next step */
-	uint64_t restart_ip;	/* where an interrupted system call may restart */
-	uint64_t ip;		/* where the thread is stopped */
+	struct tthread **v;
+	size_t nr;
 };
 
 static pid_t tracer_spawn(char *const argv[], int *exec_errno)
@@ -103,15 +118,15 @@ static int fault_counter_open(pid_t pid)
 }
 
 /* Did the thread take a user page fault since the last call? */
-static bool tracer_faulted(struct tracer *t)
+static bool thread_faulted(struct tthread *th)
 {
 	uint64_t n;
 
-	if (t->fault_fd < 0 || read(t->fault_fd, &n, sizeof(n)) != sizeof(n))
+	if (th->fault_fd < 0 || read(th->fault_fd, &n, sizeof(n)) != sizeof(n))
 		return false;
-	if (n == t->faults)
+	if (n == th->faults)
 		return false;
-	t->faults = n;
+	th->faults = n;
 	return true;
 }
 
@@ -128,34 +143,129 @@ static bool restart_code(long rax)
 	       rax == -ERESTARTNOHAND || rax == -ERESTART_RESTARTBLOCK;
 }
 
-static int tracer_fetch(struct tracer *t, uint64_t ip, struct jifl_insn *insn)
+static struct tthread *thread_find(struct tracer *t, pid_t tid)
 {
-	int err;
+	size_t i;
 
-	err = jifl_insn_cache_get(t->cache, ip,
-				  jifl_maps_cacheable(&t->r->maps, ip), insn);
-	if (err) {
+	for (i = 0; i < t->nr; i++)
+		if (t->v[i]->tid == tid)
+			return t->v[i];
+	return NULL;
+}
+
+static struct tthread *thread_add(struct tracer *t, pid_t tid)
+{
+	struct tthread *th, **v;
+
+	v = realloc(t->v, (t->nr + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	t->v = v;
+	th = calloc(1, sizeof(*th));
+	if (!th)
+		return NULL;
+	th->tid = tid;
+	th->fault_fd = fault_counter_open(tid);
+	if (th->fault_fd < 0)
+		t->res->faults_missed = ~0ULL;
+	thread_faulted(th);
+	t->v[t->nr++] = th;
+	return th;
+}
+
+static void thread_del(struct tracer *t, struct tthread *th)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		if (t->v[i] == th)
+			t->v[i] = t->v[--t->nr];
+	if (th->fault_fd >= 0)
+		close(th->fault_fd);
+	free(th);
+}
+
+static void tracer_fetch(struct tracer *t, uint64_t ip, struct jifl_insn *insn)
+{
+	if (jifl_insn_cache_get(t->cache, ip,
+				jifl_maps_cacheable(&t->r->maps, ip), insn)) {
 		/* Unreadable or undecodable: it can only fault, not run. */
 		memset(insn, 0, sizeof(*insn));
 		insn->ip = ip;
 	}
+}
+
+/* Step the instruction th->insn (again). */
+static int thread_resume(struct tthread *th)
+{
+	th->injected = th->sig != 0;
+	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(long)th->sig))
+		return -jifl_err_io;
+	th->sig = 0;
 	return 0;
 }
 
-static int tracer_record(struct tracer *t, const struct jifl_insn *insn,
-			 uint64_t next, long sysno, uint64_t tsc)
+/* Step the instruction at th->ip. */
+static int thread_step(struct tracer *t, struct tthread *th)
 {
-	bool faulted = tracer_faulted(t) && insn->kind != JIFL_INSN_FAR;
+	tracer_fetch(t, th->ip, &th->insn);
+	return thread_resume(th);
+}
+
+static int thread_get_ip(struct tthread *th)
+{
+	struct user_regs_struct regs;
+
+	if (ptrace(PTRACE_GETREGS, th->tid, NULL, &regs))
+		return -jifl_err_io;
+	th->ip = regs.rip;
+	return 0;
+}
+
+static int tracer_record(struct tracer *t, struct tthread *th,
+			 const struct jifl_insn *insn, uint64_t next,
+			 long sysno, uint64_t tsc)
+{
+	bool faulted = thread_faulted(th) && insn->kind != JIFL_INSN_FAR;
 	int err;
 
-	err = jifl_recorder_insn(t->r, insn, next, faulted, tsc);
+	err = jifl_recorder_insn(th->rt, insn, next, faulted, tsc);
 	if (err)
 		return err;
-	t->ip = next;
+	th->ip = next;
 	if (insn->kind == JIFL_INSN_FAR && syscall_changes_maps(sysno)) {
 		jifl_insn_cache_clear(t->cache);
 		err = jifl_recorder_rescan(t->r, tsc);
 	}
+	return err;
+}
+
+/* A thread is known once both its first stop and its clone event came. */
+static int thread_begin(struct tracer *t, struct tthread *th)
+{
+	int err = thread_get_ip(th);
+
+	(void)t;
+	return err ? err : thread_step(t, th);
+}
+
+/* @th made thread @tid (PTRACE_EVENT_CLONE). */
+static int tracer_clone(struct tracer *t, struct tthread *th, uint64_t tsc)
+{
+	struct tthread *nt;
+	unsigned long tid;
+	int err;
+
+	if (ptrace(PTRACE_GETEVENTMSG, th->tid, NULL, &tid))
+		return -jifl_err_io;
+	nt = thread_find(t, tid);
+	if (!nt)
+		nt = thread_add(t, tid);
+	if (!nt)
+		return -jifl_err_nomem;
+	err = jifl_recorder_thread_new(t->r, th->tid, tid, tsc, &nt->rt);
+	if (!err && nt->stopped)
+		err = thread_begin(t, nt);
 	return err;
 }
 
@@ -164,66 +274,89 @@ static int tracer_record(struct tracer *t, const struct jifl_insn *insn,
  * completes the system call (a trap at its exit, no instruction runs);
  * then read the new image's mappings.
  */
-static int tracer_exec(struct tracer *t, uint64_t tsc)
+static int tracer_exec(struct tracer *t, struct tthread *th, uint64_t tsc)
 {
-	struct user_regs_struct regs;
 	int st, err;
 
-	if (ptrace(PTRACE_SINGLESTEP, t->pid, NULL, NULL) ||
-	    waitpid(t->pid, &st, __WALL) != t->pid)
+	if (t->nr > 1) {
+		t->res->error = JIFL_TRACER_THREADS;
+		return 0;
+	}
+	err = tracer_record(t, th, &th->insn, 0, -1, tsc);
+	if (err)
+		return err;
+	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, NULL) ||
+	    waitpid(th->tid, &st, __WALL) != th->tid)
 		return -jifl_err_io;
-	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP ||
-	    ptrace(PTRACE_GETREGS, t->pid, NULL, &regs))
+	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
 		return -jifl_err_io;
-	t->ip = regs.rip;
+	err = thread_get_ip(th);
+	if (err)
+		return err;
 	jifl_insn_cache_free(t->cache);
 	t->cache = NULL;
 	err = jifl_insn_cache_alloc(&t->cache, t->pid);
 	if (!err)
 		err = jifl_recorder_exec(t->r, tsc);
-	return err;
+	return err ? err : thread_step(t, th);
 }
 
-/*
- * A ptrace event stop inside the system call @insn: it has entered the
- * kernel. Returns 1 to step it again, 0 when it is done, or an error code.
- */
-static int tracer_event(struct tracer *t, int event,
-			const struct jifl_insn *insn, uint64_t tsc)
+/* A ptrace event stop inside the system call th->insn. */
+static int tracer_event(struct tracer *t, struct tthread *th, int event,
+			uint64_t tsc)
 {
 	int err;
 
 	switch (event) {
 	case PTRACE_EVENT_CLONE:
-		t->res->error = JIFL_TRACER_THREADS;
-		return tracer_record(t, insn, 0, -1, tsc);
+		err = tracer_clone(t, th, tsc);
+		return err ? err : thread_resume(th);
 	case PTRACE_EVENT_EXEC:
-		err = tracer_record(t, insn, 0, -1, tsc);
-		return err ? err : tracer_exec(t, tsc);
+		return tracer_exec(t, th, tsc);
 	}
-	return 1;
+	return thread_resume(th);
 }
 
-enum step_result { STEP_RAN, STEP_NONE, STEP_GONE, STEP_STOP };
+/* The thread is gone: exit_group(), or killed. */
+static int tracer_gone(struct tracer *t, struct tthread *th, int st,
+		       uint64_t tsc)
+{
+	uint64_t stop_ip = th->ip;
+	int err = 0;
 
-/* A signal is about to be delivered before the instruction @insn. */
-static int tracer_signal(struct tracer *t, const struct jifl_insn *insn,
+	if (th->tid == t->pid)
+		t->res->exit_status = st;
+	/* A system call it was in did run; a fatal signal stopped the rest. */
+	if (th->rt && th->stopped && th->insn.kind == JIFL_INSN_FAR &&
+	    !th->injected) {
+		err = tracer_record(t, th, &th->insn, 0, -1, tsc);
+		stop_ip = 0;
+	}
+	if (!err && th->rt)
+		err = jifl_recorder_thread_end(th->rt, stop_ip, tsc);
+	thread_del(t, th);
+	return err;
+}
+
+/* A signal is about to be delivered before th->insn (or after a syscall). */
+static int tracer_signal(struct tracer *t, struct tthread *th,
 			 const struct user_regs_struct *regs, int sig,
 			 uint64_t tsc)
 {
+	const struct jifl_insn *insn = &th->insn;
 	int err = 0;
 
 	/* A system call that was interrupted did run. */
 	if (insn->kind == JIFL_INSN_FAR && (long)regs->orig_rax != -1 &&
 	    regs->rip != insn->ip)
-		err = tracer_record(t, insn, regs->rip, regs->orig_rax, tsc);
+		err = tracer_record(t, th, insn, regs->rip, regs->orig_rax, tsc);
 	if (!err)
-		err = jifl_recorder_leave(t->r, regs->rip, tsc);
-	t->ip = regs->rip;
-	t->sig = sig;
-	t->restart_ip = 0;
+		err = jifl_recorder_leave(th->rt, regs->rip, tsc);
+	th->ip = regs->rip;
+	th->sig = sig;
+	th->restart_ip = 0;
 	if ((long)regs->orig_rax != -1 && restart_code(regs->rax))
-		t->restart_ip = regs->rip - SYSCALL_INSN_LEN;
+		th->restart_ip = regs->rip - SYSCALL_INSN_LEN;
 	return err;
 }
 
@@ -238,83 +371,72 @@ static bool step_needs_regs(const struct jifl_insn *insn, bool injected)
 	       !insn->valid;
 }
 
-/* Step the instruction at the current IP once, and record what happened. */
-static int tracer_step(struct tracer *t, enum step_result *what)
+/* @th stopped with @st after stepping th->insn: record, step on. */
+static int tracer_stopped(struct tracer *t, struct tthread *th, int st,
+			  uint64_t tsc)
 {
+	struct jifl_insn *insn = &th->insn;
 	struct user_regs_struct regs;
-	struct jifl_insn insn;
-	bool injected = t->sig != 0;
-	uint64_t tsc, next;
+	uint64_t next;
 	siginfo_t si;
-	int st, err;
+	int err;
 
-	tracer_fetch(t, t->ip, &insn);
-again:
-	if (ptrace(PTRACE_SINGLESTEP, t->pid, NULL, (void *)(long)t->sig))
-		return -jifl_err_io;
-	t->sig = 0;
-	if (waitpid(t->pid, &st, __WALL) != t->pid)
-		return -jifl_err_io;
-	tsc = jifl_tsc_read();
-	t->res->steps++;
-
-	if (WIFEXITED(st) || WIFSIGNALED(st)) {
-		t->res->exit_status = st;
-		*what = STEP_GONE;
-		/* exit_group() ran; a fatal signal stopped the instruction. */
-		if (WIFEXITED(st) && insn.kind == JIFL_INSN_FAR)
-			return tracer_record(t, &insn, 0, -1, tsc);
-		return 0;
+	if (WSTOPSIG(st) == SIGTRAP && !step_needs_regs(insn, th->injected)) {
+		next = insn->kind == JIFL_INSN_DIRECT ? insn->target :
+							 insn->ip + insn->len;
+		err = tracer_record(t, th, insn, next, -1, tsc);
+		return err ? err : thread_step(t, th);
 	}
-	if (st >> 16) {
-		err = tracer_event(t, st >> 16, &insn, tsc);
-		if (err == 1)
-			goto again;
-		*what = t->res->error ? STEP_STOP : STEP_NONE;
-		return err;
-	}
-
-	if (WSTOPSIG(st) == SIGTRAP && !step_needs_regs(&insn, injected)) {
-		*what = STEP_RAN;
-		next = insn.kind == JIFL_INSN_DIRECT ? insn.target : insn.ip + insn.len;
-		return tracer_record(t, &insn, next, -1, tsc);
-	}
-	if (ptrace(PTRACE_GETREGS, t->pid, NULL, &regs))
+	if (ptrace(PTRACE_GETREGS, th->tid, NULL, &regs))
 		return -jifl_err_io;
 	if (WSTOPSIG(st) != SIGTRAP) {
-		*what = STEP_NONE;
-		tracer_faulted(t);
-		return tracer_signal(t, &insn, &regs, WSTOPSIG(st), tsc);
+		thread_faulted(th);
+		err = tracer_signal(t, th, &regs, WSTOPSIG(st), tsc);
+		return err ? err : thread_step(t, th);
 	}
-	if (injected) {
-		if (ptrace(PTRACE_GETSIGINFO, t->pid, NULL, &si))
+	if (th->injected) {
+		if (ptrace(PTRACE_GETSIGINFO, th->tid, NULL, &si))
 			return -jifl_err_io;
 		if (si.si_code == SIGTRAP) {
 			/* Stopped at a handler's first instruction. */
-			*what = STEP_NONE;
-			t->restart_ip = 0;
-			t->ip = regs.rip;
-			return 0;
+			th->restart_ip = 0;
+			th->ip = regs.rip;
+			return thread_step(t, th);
 		}
 		/* No handler: the kernel may have restarted the system call. */
-		if (t->restart_ip && regs.rip == t->restart_ip + SYSCALL_INSN_LEN)
-			tracer_fetch(t, t->restart_ip, &insn);
-		t->restart_ip = 0;
+		if (th->restart_ip && regs.rip == th->restart_ip + SYSCALL_INSN_LEN)
+			tracer_fetch(t, th->restart_ip, insn);
+		th->restart_ip = 0;
 	}
-	if (insn.rep && regs.rip == insn.ip)
-		goto again;
-	*what = STEP_RAN;
-	return tracer_record(t, &insn, regs.rip, regs.orig_rax, tsc);
+	if (insn->rep && regs.rip == insn->ip) {
+		th->injected = false;
+		return thread_resume(th);
+	}
+	err = tracer_record(t, th, insn, regs.rip, regs.orig_rax, tsc);
+	return err ? err : thread_step(t, th);
 }
 
-static int tracer_get_ip(struct tracer *t)
+/* One waitpid() report. */
+static int tracer_report(struct tracer *t, pid_t tid, int st, uint64_t tsc)
 {
-	struct user_regs_struct regs;
+	struct tthread *th = thread_find(t, tid);
 
-	if (ptrace(PTRACE_GETREGS, t->pid, NULL, &regs))
-		return -jifl_err_io;
-	t->ip = regs.rip;
-	return 0;
+	if (!th) {
+		/* A new thread stopped before its creator's clone event. */
+		th = thread_add(t, tid);
+		if (!th)
+			return -jifl_err_nomem;
+	}
+	if (WIFEXITED(st) || WIFSIGNALED(st))
+		return tracer_gone(t, th, st, tsc);
+	if (!th->stopped) {
+		th->stopped = true;
+		return th->rt ? thread_begin(t, th) : 0;
+	}
+	t->res->steps++;
+	if (st >> 16)
+		return tracer_event(t, th, st >> 16, tsc);
+	return tracer_stopped(t, th, st, tsc);
 }
 
 /*
@@ -344,20 +466,27 @@ static double now_seconds(void)
 
 static int tracer_loop(struct tracer *t)
 {
-	enum step_result what;
-	int err;
+	int err = 0, st;
+	pid_t tid;
 
-	do {
-		err = tracer_step(t, &what);
-	} while (!err && what != STEP_GONE && what != STEP_STOP);
+	while (!err && !t->res->error && t->nr) {
+		tid = waitpid(-1, &st, __WALL);
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			return -jifl_err_io;
+		}
+		err = tracer_report(t, tid, st, jifl_tsc_read());
+	}
 	return err;
 }
 
 int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		    struct jifl_tracer_result *res)
 {
-	struct tracer t = { .r = r, .res = res, .fault_fd = -1 };
+	struct tracer t = { .r = r, .res = res };
 	double t0 = now_seconds();
+	struct tthread *th;
 	int err, st;
 
 	memset(res, 0, sizeof(*res));
@@ -372,23 +501,20 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		res->error = JIFL_TRACER_EXEC;
 		return -1;
 	}
-	if (ptrace(PTRACE_SETOPTIONS, t.pid, NULL,
-		   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
-				  PTRACE_O_EXITKILL))) {
-		res->error = JIFL_TRACER_SYSTEM;
-		kill(t.pid, SIGKILL);
-		return -1;
+	err = ptrace(PTRACE_SETOPTIONS, t.pid, NULL,
+		     (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+				    PTRACE_O_EXITKILL)) ? -jifl_err_io : 0;
+	th = thread_add(&t, t.pid);
+	if (!err && !th)
+		err = -jifl_err_nomem;
+	if (!err)
+		err = jifl_insn_cache_alloc(&t.cache, t.pid);
+	if (!err)
+		err = jifl_recorder_start(r, t.pid, jifl_tsc_read(), &th->rt);
+	if (!err) {
+		th->stopped = true;
+		err = thread_begin(&t, th);
 	}
-	t.fault_fd = fault_counter_open(t.pid);
-	if (t.fault_fd < 0)
-		res->faults_missed = ~0ULL;
-	tracer_faulted(&t);
-
-	err = jifl_insn_cache_alloc(&t.cache, t.pid);
-	if (!err)
-		err = tracer_get_ip(&t);
-	if (!err)
-		err = jifl_recorder_start(r, t.pid, jifl_tsc_read());
 	if (!err)
 		err = tracer_loop(&t);
 	if (err && !res->error) {
@@ -409,8 +535,9 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		res->error = JIFL_TRACER_RECORD;
 		res->record_err = err;
 	}
+	while (t.nr)
+		thread_del(&t, t.v[0]);
+	free(t.v);
 	jifl_insn_cache_free(t.cache);
-	if (t.fault_fd >= 0)
-		close(t.fault_fd);
 	return res->error ? -1 : 0;
 }

@@ -14,7 +14,7 @@
 enum jifl_tracer_error {
 	JIFL_TRACER_OK,
 	JIFL_TRACER_EXEC,	/* the program could not be run: see exec_errno */
-	JIFL_TRACER_THREADS,	/* the program created a thread */
+	JIFL_TRACER_THREADS,	/* a multi-threaded program exec'ed */
 	JIFL_TRACER_SYSTEM,	/* ptrace or wait failed: see errno */
 	JIFL_TRACER_RECORD,	/* the recorder failed: see record_err */
 };
@@ -25,7 +25,7 @@ struct jifl_tracer_result {
 	int record_err;		/* negative jifl_error_code */
 	int exit_status;	/* as from waitpid() */
 	uint64_t steps;		/* single-steps taken */
-	uint64_t faults_missed;	/* 0, or ~0 when no fault counter was had */
+	uint64_t faults_missed;	/* 0, or ~0 when a fault counter was missing */
 	double seconds;		/* wall time of the traced run */
 };
 
