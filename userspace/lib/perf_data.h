@@ -50,6 +50,9 @@ enum jifl_perf_feature {
 	JIFL_PERF_FEAT_AUXTRACE		= 18,
 };
 
+/* header.misc of a BUILD_ID feature entry: the size field is valid. */
+#define JIFL_PERF_MISC_BUILD_ID_SIZE	(1 << 15)
+
 /* Record types perf adds to the kernel's (PERF_RECORD_USER_TYPE_START on). */
 enum jifl_perf_user_record {
 	JIFL_PERF_RECORD_FINISHED_ROUND	= 68,

@@ -19,6 +19,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "errcode.h"
 #include "perf_data.h"
 #include "perf_writer.h"
@@ -34,6 +35,12 @@ struct aux_index_entry {
 	uint64_t size;
 };
 
+struct build_id_entry {
+	uint8_t id[JIFL_BUILD_ID_MAX];
+	uint8_t size;
+	char *filename;
+};
+
 struct jifl_perf_writer {
 	int fd;
 	uint64_t pos;			/* file offset of the next byte */
@@ -47,6 +54,8 @@ struct jifl_perf_writer {
 	uint32_t nr_queues;
 	struct aux_index_entry *index;
 	size_t index_nr, index_cap;
+	struct build_id_entry *bids;
+	size_t nr_bids;
 };
 
 static int writer_flush(struct jifl_perf_writer *w)
@@ -427,7 +436,36 @@ void jifl_perf_writer_free(struct jifl_perf_writer *w)
 	free(w->buf);
 	free(w->index);
 	free(w->aux_offset);
+	while (w->nr_bids)
+		free(w->bids[--w->nr_bids].filename);
+	free(w->bids);
 	free(w);
+}
+
+int jifl_perf_writer_build_id(struct jifl_perf_writer *w, const char *filename,
+			      const uint8_t *id, size_t size)
+{
+	struct build_id_entry *e;
+	size_t i;
+
+	if (!size || size > JIFL_BUILD_ID_MAX)
+		return -jifl_err_invalid;
+	for (i = 0; i < w->nr_bids; i++)
+		if (!strcmp(w->bids[i].filename, filename))
+			return 0;
+	e = realloc(w->bids, (w->nr_bids + 1) * sizeof(*e));
+	if (!e)
+		return -jifl_err_nomem;
+	w->bids = e;
+	e += w->nr_bids;
+	memset(e, 0, sizeof(*e));
+	e->filename = strdup(filename);
+	if (!e->filename)
+		return -jifl_err_nomem;
+	memcpy(e->id, id, size);
+	e->size = size;
+	w->nr_bids++;
+	return 0;
 }
 
 /* A perf header string: u32 length (padded to 64), then the padded text. */
@@ -442,6 +480,38 @@ static int writer_put_string(struct jifl_perf_writer *w, const char *s)
 		err = writer_put(w, s, olen);
 	if (!err)
 		err = writer_put_zero(w, len - olen);
+	return err;
+}
+
+/* struct perf_record_header_build_id, then the padded file name. */
+static int feat_build_id(struct jifl_perf_writer *w)
+{
+	struct {
+		struct perf_event_header header;
+		int32_t pid;
+		uint8_t data[20];
+		uint8_t size;
+		uint8_t reserved[3];
+	} b;
+	size_t i, len;
+	int err = 0;
+
+	for (i = 0; i < w->nr_bids && !err; i++) {
+		len = strlen(w->bids[i].filename) + 1;
+		len = (len + JIFL_PERF_NAME_ALIGN - 1) & ~(size_t)(JIFL_PERF_NAME_ALIGN - 1);
+		memset(&b, 0, sizeof(b));
+		b.header.misc = PERF_RECORD_MISC_USER | JIFL_PERF_MISC_BUILD_ID_SIZE;
+		b.header.size = sizeof(b) + len;
+		b.pid = -1;	/* the host machine */
+		memcpy(b.data, w->bids[i].id, w->bids[i].size);
+		b.size = w->bids[i].size;
+		err = writer_put(w, &b, sizeof(b));
+		if (!err)
+			err = writer_put(w, w->bids[i].filename,
+					 strlen(w->bids[i].filename) + 1);
+		if (!err)
+			err = writer_put_zero(w, len - strlen(w->bids[i].filename) - 1);
+	}
 	return err;
 }
 
@@ -545,6 +615,7 @@ static const struct {
 	int bit;
 	int (*put)(struct jifl_perf_writer *w);
 } features[] = {
+	{ JIFL_PERF_FEAT_BUILD_ID, feat_build_id },
 	{ JIFL_PERF_FEAT_OSRELEASE, feat_osrelease },
 	{ JIFL_PERF_FEAT_ARCH, feat_arch },
 	{ JIFL_PERF_FEAT_NRCPUS, feat_nrcpus },

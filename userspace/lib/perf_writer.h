@@ -56,6 +56,10 @@ int jifl_perf_writer_exit(struct jifl_perf_writer *w, uint32_t pid,
 int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
 			      uint32_t tid, const void *data, size_t size);
 
+/* The build ID of a DSO @filename (once per name), for the BUILD_ID feature. */
+int jifl_perf_writer_build_id(struct jifl_perf_writer *w, const char *filename,
+			      const uint8_t *id, size_t size);
+
 /* Tell perf that all records so far may be sorted and processed. */
 int jifl_perf_writer_round(struct jifl_perf_writer *w);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build_id.h"
 #include "errcode.h"
 #include "perf_data.h"
 #include "recorder.h"
@@ -55,9 +56,16 @@ int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts 
 static int recorder_new_map(void *ctx, const struct jifl_perf_mmap2 *m)
 {
 	struct jifl_recorder *r = ctx;
-	uint64_t tsc = jifl_tsc_read();
+	uint8_t id[JIFL_BUILD_ID_MAX];
+	int n;
 
-	return jifl_perf_writer_mmap2(r->writer, m, tsc);
+	/* Where a file has a build ID, perf checks it before using the file. */
+	if (m->filename[0] == '/') {
+		n = jifl_build_id_read(m->filename, id);
+		if (n > 0 && jifl_perf_writer_build_id(r->writer, m->filename, id, n))
+			return -jifl_err_nomem;
+	}
+	return jifl_perf_writer_mmap2(r->writer, m, jifl_tsc_read());
 }
 
 int jifl_recorder_rescan(struct jifl_recorder *r, uint64_t tsc)
