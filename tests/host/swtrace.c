@@ -348,6 +348,77 @@ TEST_F(swtrace, no_command)
 	ASSERT_NE(NULL, strstr(self->out, "no command given"));
 }
 
+/* Group start indices and TSCs of a truth file. */
+static int truth_groups(const char *path, struct ipseq *g)
+{
+	unsigned char hdr[16];
+	uint32_t count, n = 0;
+	uint64_t tsc;
+	FILE *f = fopen(path, "r");
+	int c;
+
+	if (!f || fseek(f, 8, SEEK_SET))
+		return -1;
+	while (fread(hdr, sizeof(hdr), 1, f) == 1) {
+		memcpy(&count, hdr + 4, 4);
+		memcpy(&tsc, hdr + 8, 8);
+		if (ipseq_push(g, n, tsc))
+			break;
+		n += count;
+		/* Skip the addresses: count ULEB128 numbers. */
+		while (count && (c = fgetc(f)) != EOF)
+			count -= !(c & 0x80);
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * perf's time for an instruction comes from TSC packets: it must never be
+ * later than the time the recorder saw that instruction run (the truth's
+ * TSC, converted as the file's TIME_CONV says), and not far earlier.
+ */
+TEST_F(swtrace, times_bounded_by_truth)
+{
+	unsigned long long shift, mult, zero, sec, nsec, tsc, t, *times = NULL;
+	struct ipseq groups = { 0 };
+	char cmd[256], line[128];
+	size_t n = 0, i;
+	FILE *f;
+
+	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 10")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	ASSERT_EQ(0, truth_groups(self->truth, &groups));
+	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out),
+			     "perf report -D -i %s | grep -m3 -E 'Time (Shift|Muliplier|Zero)'",
+			     self->data));
+	ASSERT_EQ(3, sscanf(self->out, " ... Time Shift %llu ... Time Muliplier %llu ... Time Zero %llu",
+			    &shift, &mult, &zero)) TH_LOG("%s", self->out);
+
+	times = calloc(self->want.n, sizeof(*times));
+	ASSERT_NE(NULL, times);
+	snprintf(cmd, sizeof(cmd), "perf script -i %s --itrace=i1i -F time --ns", self->data);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " %llu.%llu:", &sec, &nsec) == 2 && n < self->want.n)
+			times[n++] = sec * 1000000000ULL + nsec;
+	pclose(f);
+	ASSERT_EQ(self->want.n, n);
+
+	for (i = 0; i < groups.n; i++) {
+		tsc = groups.v[i].ip;
+		t = zero + (tsc >> shift) * mult +
+		    (((tsc & ((1ULL << shift) - 1)) * mult) >> shift);
+		n = groups.v[i].tid;	/* index of the group's first instruction */
+		ASSERT_LE(times[n], t) TH_LOG("instruction %zu: perf time after the truth", n);
+		/* A second is far more than any step or system call here takes. */
+		ASSERT_GT(times[n] + 1000000000ULL, t);
+	}
+	free(times);
+	free(groups.v);
+}
+
 /* Anonymous code is invisible to perf: decoding fails there, as it must. */
 TEST_F(swtrace, jit_code_breaks_perf)
 {
