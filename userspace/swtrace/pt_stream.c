@@ -45,6 +45,16 @@ static int stream_put(struct jifl_pt_stream *s, const struct pt_packet *p)
 	return 0;
 }
 
+static int stream_put_tnt(struct jifl_pt_stream *s);
+
+/* Any packet but TNT: pending TNT bits are for branches that ran before. */
+static int stream_put_after_tnt(struct jifl_pt_stream *s, const struct pt_packet *p)
+{
+	int err = stream_put_tnt(s);
+
+	return err ? err : stream_put(s, p);
+}
+
 static int stream_put_tnt(struct jifl_pt_stream *s)
 {
 	struct pt_packet p;
@@ -79,11 +89,7 @@ static int stream_put_ip(struct jifl_pt_stream *s, enum pt_packet_type type,
 			 uint64_t ip, bool suppress)
 {
 	struct pt_packet p;
-	int err;
 
-	err = stream_put_tnt(s);
-	if (err)
-		return err;
 	memset(&p, 0, sizeof(p));
 	p.type = type;
 	if (suppress) {
@@ -93,7 +99,7 @@ static int stream_put_ip(struct jifl_pt_stream *s, enum pt_packet_type type,
 		p.payload.ip.ip = ip;
 		s->last_ip = ip;
 	}
-	return stream_put(s, &p);
+	return stream_put_after_tnt(s, &p);
 }
 
 static int stream_put_simple(struct jifl_pt_stream *s, enum pt_packet_type type)
@@ -142,17 +148,12 @@ void jifl_pt_stream_fini(struct jifl_pt_stream *s)
 int jifl_pt_stream_tsc(struct jifl_pt_stream *s, uint64_t tsc)
 {
 	struct pt_packet p;
-	int err;
 
-	/* TNT bits before the TSC belong to branches that ran before it. */
-	err = stream_put_tnt(s);
-	if (err)
-		return err;
 	memset(&p, 0, sizeof(p));
 	p.type = ppt_tsc;
 	p.payload.tsc.tsc = tsc & ((1ULL << 56) - 1);
 	s->last_tsc = tsc;
-	return stream_put(s, &p);
+	return stream_put_after_tnt(s, &p);
 }
 
 int jifl_pt_stream_psb(struct jifl_pt_stream *s, uint64_t tsc, uint64_t ip)
