@@ -6,6 +6,7 @@
  * with no decoder error. The ground truth is read here with an
  * independent reader of its documented format.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,6 +315,21 @@ static void check_threads(struct __test_metadata *_metadata,
 
 TEST_F(swtrace, threads_dynamic) { check_threads(_metadata, self, PROGS "swt_thread"); }
 TEST_F(swtrace, threads_static) { check_threads(_metadata, self, PROGS "swt_thread-static"); }
+
+/*
+ * SIGTERM to the recorder (and, from timeout, to the program too) ends
+ * the program, by SIGKILL or by the SIGTERM itself; the trace is finished.
+ */
+TEST_F(swtrace, terminated_keeps_trace)
+{
+	int st = cmd_run(self->out, sizeof(self->out),
+			 "timeout --preserve-status -s TERM 2 %s -o %s --truth %s -- %s",
+			 SWTRACE, self->data, self->truth, PROGS "swt_flow-static 100");
+
+	ASSERT_TRUE(st == 128 + SIGKILL || st == 128 + SIGTERM) TH_LOG("%d: %s", st, self->out);
+	ASSERT_NE(NULL, strstr(self->out, "trace kept up to there"));
+	check_same(_metadata, self);
+}
 
 /* env execs the program: the new image gets COMM exec and MMAP2s. */
 TEST_F(swtrace, exec_followed)

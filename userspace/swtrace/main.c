@@ -50,6 +50,28 @@ static int parse_u64(const char *opt, const char *s, uint64_t *v)
 	return 0;
 }
 
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	jifl_tracer_interrupt();
+}
+
+/*
+ * SIGINT, SIGTERM, SIGHUP end the program, not the recorder: the trace
+ * is finished. A handler (unlike SIG_IGN) does not pass on to the program.
+ */
+static void catch_stop_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 static uint32_t default_pmu_type(void)
 {
 	FILE *f = fopen("/sys/bus/event_source/devices/intel_pt/type", "re");
@@ -174,12 +196,18 @@ int main(int argc, char *argv[])
 
 	err = jifl_recorder_open(&r, &opts);
 	if (err) {
-		fprintf(stderr, PROG ": cannot create '%s': %s\n",
-			r.writer || !opts.truth ? opts.output : opts.truth,
-			err == -jifl_err_io ? strerror(errno) : jifl_strerror(err));
+		if (r.bad_path)
+			fprintf(stderr, PROG ": cannot create '%s': %s\n", r.bad_path,
+				err == -jifl_err_io ? strerror(errno) : jifl_strerror(err));
+		else
+			fprintf(stderr, PROG ": no TSC to perf time conversion: %s\n",
+				jifl_strerror(err));
 		jifl_recorder_abort(&r);
+		if (r.bad_path == opts.truth)
+			unlink(opts.output);
 		return 1;
 	}
+	catch_stop_signals();
 	if (jifl_tracer_run(&r, argv + optind, pin, &res) && res.error == JIFL_TRACER_EXEC) {
 		jifl_recorder_abort(&r);
 		unlink(opts.output);

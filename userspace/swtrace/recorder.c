@@ -45,12 +45,15 @@ int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts 
 			JIFL_INTEL_PT_CFG_NORETCOMP | JIFL_INTEL_PT_CFG_BRANCH |
 			psb_period_field(opts->psb_period) << JIFL_INTEL_PT_CFG_PSB_SHIFT;
 	cfg.tc = r->tc;
+	r->bad_path = opts->output;
 	err = jifl_perf_writer_open(&r->writer, opts->output, &cfg);
-	if (err)
-		return err;
-	if (opts->truth)
-		return jifl_truth_open(&r->truth, opts->truth);
-	return 0;
+	if (!err && opts->truth) {
+		r->bad_path = opts->truth;
+		err = jifl_truth_open(&r->truth, opts->truth);
+	}
+	if (!err)
+		r->bad_path = NULL;
+	return err;
 }
 
 static int recorder_new_map(void *ctx, const struct jifl_perf_mmap2 *m)

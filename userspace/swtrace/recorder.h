@@ -48,6 +48,7 @@ struct jifl_recorder {
 	uint64_t insns;		/* instructions recorded */
 	uint64_t leaves;	/* asynchronous exits (faults, signals) */
 	uint64_t bytes;		/* bytes of packets */
+	const char *bad_path;	/* the file jifl_recorder_open() could not create */
 };
 
 /* Create the output files; nothing runs yet. */

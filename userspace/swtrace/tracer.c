@@ -464,17 +464,29 @@ static double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static volatile sig_atomic_t interrupted;
+
+void jifl_tracer_interrupt(void)
+{
+	interrupted = 1;
+}
+
 static int tracer_loop(struct tracer *t)
 {
+	bool killed = false;
 	int err = 0, st;
 	pid_t tid;
 
 	while (!err && !t->res->error && t->nr) {
 		tid = waitpid(-1, &st, __WALL);
 		if (tid < 0) {
-			if (errno == EINTR)
-				continue;
-			return -jifl_err_io;
+			if (errno != EINTR)
+				return -jifl_err_io;
+			/* Stopped from outside: end the program, keep the trace. */
+			if (interrupted && !killed)
+				kill(t->pid, SIGKILL);
+			killed |= interrupted;
+			continue;
 		}
 		err = tracer_report(t, tid, st, jifl_tsc_read());
 	}

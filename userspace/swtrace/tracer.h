@@ -36,4 +36,10 @@ struct jifl_tracer_result {
 int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		    struct jifl_tracer_result *res);
 
+/*
+ * Async-signal-safe: make a running jifl_tracer_run() kill the program
+ * (the trace up to there is kept) once its wait is interrupted.
+ */
+void jifl_tracer_interrupt(void);
+
 #endif /* JIFL_TRACER_H */
