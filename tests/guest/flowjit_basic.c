@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FlowJIT in the guest: RWX and W^X JITs, self-modifying code, threads,
+ * fork, munmap/mremap, real protection faults, permissions, overflow.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <x86intrin.h>
+
+#include "kselftest_harness.h"
+#include "flowjit_util.h"
+
+#define PAGE 4096
+
+typedef int (*jit_fn)(void);
+
+/* mov eax, imm32; ret */
+static void emit_ret_imm(unsigned char *p, uint32_t v)
+{
+	p[0] = 0xb8;
+	memcpy(p + 1, &v, 4);
+	p[5] = 0xc3;
+}
+
+static struct fj_rec *recs;
+
+static int drain_pid(pid_t pid, struct fj_rec **out)
+{
+	int n, i, k = 0;
+
+	if (!recs)
+		recs = malloc(sizeof(*recs) * FJ_MAX_EVENTS);
+	n = fj_drain(recs, FJ_MAX_EVENTS);
+	for (i = 0; i < n; i++)
+		if ((pid_t)recs[i].ev.pid == pid || recs[i].ev.type == FLOWJIT_EV_LOST)
+			memmove(&recs[k++], &recs[i], sizeof(recs[i]));
+	*out = recs;
+	return n < 0 ? n : k;
+}
+
+static int count_type(struct fj_rec *r, int n, int type)
+{
+	int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += r[i].ev.type == type;
+	return c;
+}
+
+FIXTURE(fj) {
+	int dummy;
+};
+
+FIXTURE_SETUP(fj)
+{
+	ASSERT_EQ(0, access("/proc/flowjit/control", F_OK));
+	ASSERT_EQ(0, fj_control("bufsize 8388608"));
+	ASSERT_EQ(0, fj_reset());
+}
+
+FIXTURE_TEARDOWN(fj)
+{
+}
+
+TEST_F(fj, prctl_get_reports_state)
+{
+	EXPECT_EQ(0, prctl(PR_FLOWJIT, FLOWJIT_OP_GET, 0, 0, 0));
+	ASSERT_EQ(0, fj_enable(FLOWJIT_F_INHERIT));
+	EXPECT_EQ(FLOWJIT_F_TRACKED | FLOWJIT_F_INHERIT,
+		  prctl(PR_FLOWJIT, FLOWJIT_OP_GET, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, fj_enable(0x100));
+	ASSERT_EQ(0, fj_disable());
+	EXPECT_EQ(0, prctl(PR_FLOWJIT, FLOWJIT_OP_GET, 0, 0, 0));
+}
+
+/* Every version of code rewritten in place in an RWX page is seen. */
+TEST_F(fj, rwx_jit_every_version)
+{
+	const int versions = 50;
+	unsigned char *code;
+	struct fj_rec *r;
+	int i, n, exec = 0;
+	uint64_t last_tsc = 0;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	for (i = 0; i < versions; i++) {
+		emit_ret_imm(code, 1000 + i);
+		ASSERT_EQ(1000 + i, ((jit_fn)code)());
+	}
+	n = drain_pid(getpid(), &r);
+	ASSERT_LT(0, n);
+	EXPECT_EQ(0, count_type(r, n, FLOWJIT_EV_LOST));
+	EXPECT_EQ(versions, count_type(r, n, FLOWJIT_EV_EXEC));
+	EXPECT_EQ(versions - 1, count_type(r, n, FLOWJIT_EV_WRITE));
+	for (i = 0; i < n; i++) {
+		struct flowjit_event *ev = &r[i].ev;
+		uint32_t v;
+
+		EXPECT_LE(last_tsc, ev->tsc);
+		last_tsc = ev->tsc;
+		if (ev->type != FLOWJIT_EV_EXEC)
+			continue;
+		EXPECT_EQ((uintptr_t)code, ev->ip);
+		EXPECT_EQ((uintptr_t)code, ev->addr);
+		ASSERT_TRUE(ev->flags & FLOWJIT_EVF_PAYLOAD);
+		memcpy(&v, r[i].page + 1, 4);
+		EXPECT_EQ(0xb8, r[i].page[0]);
+		EXPECT_EQ(1000u + exec, v);
+		exec++;
+	}
+	munmap(code, PAGE);
+}
+
+/* A JIT that flips RW <-> RX with mprotect (as LuaJIT does). */
+TEST_F(fj, wx_mprotect_jit)
+{
+	unsigned char *code;
+	struct fj_rec *r;
+	int i, n, exec = 0;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ(0, mprotect(code, 2 * PAGE, PROT_READ | PROT_WRITE));
+		emit_ret_imm(code + PAGE + 16, 7 * i);
+		ASSERT_EQ(0, mprotect(code, 2 * PAGE, PROT_READ | PROT_EXEC));
+		ASSERT_EQ(7 * i, ((jit_fn)(code + PAGE + 16))());
+	}
+	n = drain_pid(getpid(), &r);
+	EXPECT_EQ(10, count_type(r, n, FLOWJIT_EV_EXEC));
+	EXPECT_EQ(20, count_type(r, n, FLOWJIT_EV_MPROTECT));
+	for (i = 0; i < n; i++) {
+		uint32_t v;
+
+		if (r[i].ev.type != FLOWJIT_EV_EXEC)
+			continue;
+		EXPECT_EQ((uintptr_t)code + PAGE + 16, r[i].ev.ip);
+		EXPECT_EQ((uintptr_t)code + PAGE, r[i].ev.addr);
+		memcpy(&v, r[i].page + 16 + 1, 4);
+		EXPECT_EQ(7u * exec, v);
+		exec++;
+	}
+}
+
+/*
+ * Code that rewrites an instruction in its own page and then runs it:
+ *   mov byte [rip + off], 0x2a ; patches the imm8 of the mov below
+ *   mov eax, 0x00 (imm32)      ; becomes 0x2a
+ *   ret
+ */
+TEST_F(fj, self_modifying_code)
+{
+	static const unsigned char smc[] = {
+		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a,	/* mov byte [rip+1], 42 */
+		0xb8, 0x00, 0x00, 0x00, 0x00,			/* mov eax, 0 */
+		0xc3,						/* ret */
+	};
+	unsigned char *code;
+	struct fj_rec *r;
+	int n, i, execs = 0, writes = 0;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	memcpy(code, smc, sizeof(smc));
+	ASSERT_EQ(42, ((jit_fn)code)());
+	n = drain_pid(getpid(), &r);
+	/*
+	 * EXEC (original code), WRITE (by the store), EXEC marked STEP (the
+	 * store runs from a W+X page, original code), EXEC after the store
+	 * at the next instruction, with the new immediate.
+	 */
+	for (i = 0; i < n; i++) {
+		if (r[i].ev.type == FLOWJIT_EV_EXEC) {
+			EXPECT_EQ(execs == 2 ? 42 : 0, r[i].page[8]);
+			EXPECT_EQ((uintptr_t)code + (execs == 2 ? 7 : 0), r[i].ev.ip);
+			EXPECT_EQ(execs == 1, !!(r[i].ev.flags & FLOWJIT_EVF_STEP));
+			execs++;
+		} else if (r[i].ev.type == FLOWJIT_EV_WRITE) {
+			/* the store's own IP */
+			EXPECT_EQ((uintptr_t)code, r[i].ev.ip);
+			writes++;
+		}
+	}
+	EXPECT_EQ(3, execs);
+	EXPECT_EQ(1, writes);
+	/* It keeps working when run again. */
+	code[8] = 0;
+	ASSERT_EQ(42, ((jit_fn)code)());
+}
+
+/* A write to a really read-only page still gets SIGSEGV. */
+TEST_F(fj, readonly_write_still_segfaults)
+{
+	unsigned char *code;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	emit_ret_imm(code, 5);
+	ASSERT_EQ(0, mprotect(code, PAGE, PROT_READ | PROT_EXEC));
+	ASSERT_EQ(5, ((jit_fn)code)());
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		code[0] = 0x90;
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SIGSEGV, WTERMSIG(status));
+	/* Executing a non-executable page too. */
+	ASSERT_EQ(0, mprotect(code, PAGE, PROT_READ));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(((jit_fn)code)());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SIGSEGV, WTERMSIG(status));
+}
+
+static int run_child_jit(unsigned char *code, int v)
+{
+	emit_ret_imm(code, v);
+	return ((jit_fn)code)() == v ? 0 : 1;
+}
+
+/* fork with inherit: child tracked; without: child runs untracked. */
+TEST_F(fj, fork_with_and_without_inherit)
+{
+	unsigned char *code;
+	struct fj_rec *r;
+	int status, n, i, flags, child_exec;
+	pid_t pid;
+
+	for (flags = 0; flags <= FLOWJIT_F_INHERIT; flags += FLOWJIT_F_INHERIT) {
+		ASSERT_EQ(0, fj_reset());
+		ASSERT_EQ(0, fj_enable(flags));
+		code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, code);
+		ASSERT_EQ(0, run_child_jit(code, 1));
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0)
+			_exit(run_child_jit(code, 2) | run_child_jit(code, 3));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+		/* The parent's page is untouched by the child (COW). */
+		EXPECT_EQ(1, ((jit_fn)code)());
+		n = drain_pid(pid, &r);
+		child_exec = count_type(r, n, FLOWJIT_EV_EXEC);
+		if (flags) {
+			EXPECT_EQ(2, child_exec);
+			for (i = 0; i < n; i++)
+				if (r[i].ev.type == FLOWJIT_EV_EXEC)
+					EXPECT_EQ((uintptr_t)code, r[i].ev.addr);
+		} else {
+			EXPECT_EQ(0, child_exec);
+		}
+		munmap(code, PAGE);
+		ASSERT_EQ(0, fj_disable());
+	}
+}
+
+static unsigned char *mt_code;
+static volatile int mt_stop;
+
+static void *writer(void *arg)
+{
+	uint32_t v;
+
+	for (v = 0; !mt_stop; v = (v + 1) % 1000)
+		emit_ret_imm(mt_code, v);
+	return NULL;
+}
+
+/* One thread rewrites the code, another runs it. */
+TEST_F(fj, writer_and_executor_threads)
+{
+	pthread_t t;
+	int i, ret, bad = 0, n;
+	struct fj_rec *r;
+
+	ASSERT_EQ(0, fj_enable(0));
+	mt_code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mt_code);
+	emit_ret_imm(mt_code, 0);
+	ASSERT_EQ(0, pthread_create(&t, NULL, writer, NULL));
+	for (i = 0; i < 2000; i++) {
+		ret = ((jit_fn)mt_code)();
+		if (ret < 0 || ret >= 1000)
+			bad++;
+	}
+	mt_stop = 1;
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, bad);
+	n = drain_pid(getpid(), &r);
+	/* Every EXEC snapshot holds a complete instruction. */
+	for (i = 0; i < n; i++) {
+		if (r[i].ev.type != FLOWJIT_EV_EXEC)
+			continue;
+		EXPECT_EQ(0xb8, r[i].page[0]);
+		EXPECT_EQ(0xc3, r[i].page[5]);
+	}
+	EXPECT_LT(0, count_type(r, n, FLOWJIT_EV_EXEC));
+}
+
+/* munmap and mremap of tracked code are logged; moved code re-snapshots. */
+TEST_F(fj, munmap_and_mremap)
+{
+	unsigned char *code, *moved;
+	struct fj_rec *r;
+	int n, i, exec_new = 0, unmaps = 0, remaps = 0;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	emit_ret_imm(code, 11);
+	ASSERT_EQ(11, ((jit_fn)code)());
+	moved = mremap(code, 2 * PAGE, 2 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       code + 64 * PAGE);
+	ASSERT_NE(MAP_FAILED, moved);
+	ASSERT_EQ(11, ((jit_fn)moved)());
+	ASSERT_EQ(0, munmap(moved, 2 * PAGE));
+	n = drain_pid(getpid(), &r);
+	for (i = 0; i < n; i++) {
+		exec_new += r[i].ev.type == FLOWJIT_EV_EXEC &&
+			    r[i].ev.addr == (uintptr_t)moved;
+		remaps += r[i].ev.type == FLOWJIT_EV_MREMAP &&
+			  r[i].ev.addr == (uintptr_t)moved &&
+			  r[i].ev.aux == (uintptr_t)code;
+		unmaps += r[i].ev.type == FLOWJIT_EV_MUNMAP &&
+			  r[i].ev.addr == (uintptr_t)moved;
+	}
+	EXPECT_EQ(1, exec_new);
+	EXPECT_EQ(1, remaps);
+	EXPECT_EQ(1, unmaps);
+}
+
+/* A tiny ring and a fast JIT: seen + dropped = offered, exactly. */
+TEST_F(fj, overflow_is_counted_exactly)
+{
+	const int versions = 200;
+	unsigned char *code;
+	struct fj_rec *r;
+	int i, n, seen = 0;
+	uint64_t lost = 0;
+
+	ASSERT_EQ(0, fj_control("bufsize 65536"));
+	ASSERT_EQ(0, fj_reset());
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	for (i = 0; i < versions; i++) {
+		emit_ret_imm(code, i);
+		ASSERT_EQ(i, ((jit_fn)code)());
+	}
+	ASSERT_EQ(0, fj_disable());
+	n = drain_pid(getpid(), &r);
+	for (i = 0; i < n; i++) {
+		if (r[i].ev.type == FLOWJIT_EV_LOST)
+			lost += r[i].ev.aux;
+		else if (r[i].ev.type == FLOWJIT_EV_EXEC || r[i].ev.type == FLOWJIT_EV_WRITE)
+			seen++;
+	}
+	TH_LOG("seen %d lost %llu", seen, (unsigned long long)lost);
+	EXPECT_LT(0, lost);
+	/* TRACK, EXEC x versions, WRITE x (versions - 1), UNTRACK */
+	EXPECT_EQ(2 * versions - 1 + 2, seen + lost +
+		  count_type(r, n, FLOWJIT_EV_TRACK) + count_type(r, n, FLOWJIT_EV_UNTRACK));
+	ASSERT_EQ(0, fj_control("bufsize 8388608"));
+}
+
+/* An unprivileged process cannot track a process it could not ptrace. */
+TEST_F(fj, unprivileged_cannot_track_others)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(fj_control("track 1") == -EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(fj, control_rejects_bad_input)
+{
+	EXPECT_EQ(-EINVAL, fj_control("frobnicate"));
+	EXPECT_EQ(-EINVAL, fj_control("track"));
+	EXPECT_EQ(-EINVAL, fj_control("track 1 sideways"));
+	EXPECT_EQ(-ESRCH, fj_control("track 999999"));
+	EXPECT_EQ(-EINVAL, fj_control("bufsize 10"));
+}
+
+TEST_HARNESS_MAIN
