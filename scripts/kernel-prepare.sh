@@ -40,16 +40,20 @@ if [ -d "$tree/.git" ] && git_k rev-parse -q --verify jifl-base >/dev/null; then
 	fi
 	if [ "$(git_k rev-list --count jifl-base..HEAD)" -gt 0 ] &&
 	   [ "${REAPPLY:-0}" != 1 ]; then
-		# Commits above the baseline that patches/ does not hold would be lost.
+		# Commits above the baseline that patches/ does not hold would
+		# be lost; commits that are exactly patches/ need no re-apply
+		# (which would touch every patched file and force a rebuild).
 		tmp=$(mktemp -d)
 		git_k format-patch -q --no-signature --zero-commit --numbered -o "$tmp" jifl-base..HEAD
-		if ! diff -q <(cat "$tmp"/*.patch | grep -v '^From ') \
+		if diff -q <(cat "$tmp"/*.patch | grep -v '^From ') \
 			<(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series" |
 			  while read -r p; do cat "$pdir/$p"; done | grep -v '^From ') >/dev/null; then
 			rm -rf "$tmp"
-			die "$tree has commits that differ from patches/; export them (make patches) or set REAPPLY=1 to discard them"
+			series_hash > "$stamp"
+			exit 0
 		fi
 		rm -rf "$tmp"
+		die "$tree has commits that differ from patches/; export them (make patches) or set REAPPLY=1 to discard them"
 	fi
 	echo "kernel-prepare: resetting $tree to jifl-base"
 	git_k am --abort >/dev/null 2>&1 || true
@@ -79,6 +83,8 @@ while read -r p; do
 	if ! git_k am -q --keep-cr "$pdir/$p" >/dev/null 2>"$tree/.git/am.err"; then
 		cat "$tree/.git/am.err" >&2
 		git_k am --abort >/dev/null 2>&1 || true
+		# Leave no half-applied series behind: the patches are in patches/.
+		git_k checkout -q -B jifl jifl-base
 		die "patch $n '$p' does not apply"
 	fi
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$series")
