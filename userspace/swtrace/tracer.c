@@ -3,8 +3,10 @@
  * The single-step loop. All threads of the program step at once, each
  * on its own (so one blocked in a system call does not hold the others);
  * waitpid() reports whichever stops. One step is PTRACE_SINGLESTEP,
- * waitpid(), a read of the thread's page-fault counter, and
- * PTRACE_GETREGS after branches, system calls and signals only.
+ * waitpid(), and PTRACE_GETREGS after branches, system calls and signals
+ * only. Whether a step took a page fault is known one stop later (see
+ * fault_counter.h), so an instruction other than a system call is
+ * recorded at its thread's next stop.
  * Instruction bytes of read-only file text come from a cache.
  *
  * What a stop means (x86-64 Linux):
@@ -23,7 +25,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -36,6 +37,7 @@
 #include <unistd.h>
 
 #include "errcode.h"
+#include "fault_counter.h"
 #include "tracer.h"
 
 /* Kernel-internal restart codes a system call may return when a signal hits. */
@@ -54,8 +56,11 @@ struct tthread {
 	int sig;		/* signal to deliver with the next step */
 	bool injected;		/* the current step delivers a signal */
 	uint64_t restart_ip;	/* where an interrupted system call may restart */
-	int fault_fd;
-	uint64_t faults;
+	struct jifl_fault_counter faults;
+	bool in_rep;		/* stopped inside a rep string instruction */
+	bool pending;		/* pend ran; it is recorded at the next stop */
+	struct jifl_insn pend;
+	uint64_t pend_next, pend_tsc;
 };
 
 struct tracer {
@@ -102,34 +107,6 @@ static pid_t tracer_spawn(char *const argv[], int *exec_errno)
 	return 0;
 }
 
-/* Per-thread count of user-mode page faults, or -1 without one. */
-static int fault_counter_open(pid_t pid)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	return syscall(SYS_perf_event_open, &attr, pid, -1, -1,
-		       PERF_FLAG_FD_CLOEXEC);
-}
-
-/* Did the thread take a user page fault since the last call? */
-static bool thread_faulted(struct tthread *th)
-{
-	uint64_t n;
-
-	if (th->fault_fd < 0 || read(th->fault_fd, &n, sizeof(n)) != sizeof(n))
-		return false;
-	if (n == th->faults)
-		return false;
-	th->faults = n;
-	return true;
-}
-
 static bool syscall_changes_maps(long nr)
 {
 	return nr == SYS_mmap || nr == SYS_mprotect || nr == SYS_munmap ||
@@ -165,10 +142,8 @@ static struct tthread *thread_add(struct tracer *t, pid_t tid)
 	if (!th)
 		return NULL;
 	th->tid = tid;
-	th->fault_fd = fault_counter_open(tid);
-	if (th->fault_fd < 0)
+	if (jifl_fault_counter_open(&th->faults, tid))
 		t->res->faults_missed = ~0ULL;
-	thread_faulted(th);
 	t->v[t->nr++] = th;
 	return th;
 }
@@ -180,8 +155,7 @@ static void thread_del(struct tracer *t, struct tthread *th)
 	for (i = 0; i < t->nr; i++)
 		if (t->v[i] == th)
 			t->v[i] = t->v[--t->nr];
-	if (th->fault_fd >= 0)
-		close(th->fault_fd);
+	jifl_fault_counter_close(&th->faults);
 	free(th);
 }
 
@@ -224,20 +198,57 @@ static int thread_get_ip(struct tthread *th)
 
 static int tracer_record(struct tracer *t, struct tthread *th,
 			 const struct jifl_insn *insn, uint64_t next,
-			 long sysno, uint64_t tsc)
+			 bool faulted, long sysno, uint64_t tsc)
 {
-	bool faulted = thread_faulted(th) && insn->kind != JIFL_INSN_FAR;
 	int err;
 
 	err = jifl_recorder_insn(th->rt, insn, next, faulted, tsc);
 	if (err)
 		return err;
-	th->ip = next;
 	if (insn->kind == JIFL_INSN_FAR && syscall_changes_maps(sysno)) {
 		jifl_insn_cache_clear(t->cache);
 		err = jifl_recorder_rescan(t->r, tsc);
 	}
 	return err;
+}
+
+/*
+ * th->insn ran and control went to @next. A system call is recorded now
+ * (mappings may have changed); anything else once its faults are known.
+ */
+static int thread_ran(struct tracer *t, struct tthread *th, uint64_t next,
+		      long sysno, uint64_t tsc)
+{
+	th->ip = next;
+	if (th->insn.kind == JIFL_INSN_FAR)
+		return tracer_record(t, th, &th->insn, next, false, sysno, tsc);
+	th->pending = true;
+	th->pend = th->insn;
+	th->pend_next = next;
+	th->pend_tsc = tsc;
+	return 0;
+}
+
+/*
+ * At a stop of @th: the page-fault count now covers its previous step.
+ * Record the instruction that step ran, if any is pending; otherwise
+ * drop the faults of a step that ran no user instruction (a system
+ * call, a faulting instruction), except inside a rep instruction, whose
+ * faults are its own.
+ */
+static int thread_settle(struct tracer *t, struct tthread *th)
+{
+	bool faulted;
+
+	if (!th->pending) {
+		if (!th->in_rep)
+			jifl_fault_counter_changed(&th->faults);
+		return 0;
+	}
+	th->pending = false;
+	faulted = jifl_fault_counter_changed(&th->faults);
+	return tracer_record(t, th, &th->pend, th->pend_next, faulted, -1,
+			     th->pend_tsc);
 }
 
 /* A thread is known once both its first stop and its clone event came. */
@@ -282,7 +293,7 @@ static int tracer_exec(struct tracer *t, struct tthread *th, uint64_t tsc)
 		t->res->error = JIFL_TRACER_THREADS;
 		return 0;
 	}
-	err = tracer_record(t, th, &th->insn, 0, -1, tsc);
+	err = tracer_record(t, th, &th->insn, 0, false, -1, tsc);
 	if (err)
 		return err;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, NULL) ||
@@ -329,7 +340,7 @@ static int tracer_gone(struct tracer *t, struct tthread *th, int st,
 	/* A system call it was in did run; a fatal signal stopped the rest. */
 	if (th->rt && th->stopped && th->insn.kind == JIFL_INSN_FAR &&
 	    !th->injected) {
-		err = tracer_record(t, th, &th->insn, 0, -1, tsc);
+		err = tracer_record(t, th, &th->insn, 0, false, -1, tsc);
 		stop_ip = 0;
 	}
 	if (!err && th->rt)
@@ -349,7 +360,7 @@ static int tracer_signal(struct tracer *t, struct tthread *th,
 	/* A system call that was interrupted did run. */
 	if (insn->kind == JIFL_INSN_FAR && (long)regs->orig_rax != -1 &&
 	    regs->rip != insn->ip)
-		err = tracer_record(t, th, insn, regs->rip, regs->orig_rax, tsc);
+		err = tracer_record(t, th, insn, regs->rip, false, regs->orig_rax, tsc);
 	if (!err)
 		err = jifl_recorder_leave(th->rt, regs->rip, tsc);
 	th->ip = regs->rip;
@@ -381,16 +392,16 @@ static int tracer_stopped(struct tracer *t, struct tthread *th, int st,
 	siginfo_t si;
 	int err;
 
+	th->in_rep = false;
 	if (WSTOPSIG(st) == SIGTRAP && !step_needs_regs(insn, th->injected)) {
 		next = insn->kind == JIFL_INSN_DIRECT ? insn->target :
 							 insn->ip + insn->len;
-		err = tracer_record(t, th, insn, next, -1, tsc);
+		err = thread_ran(t, th, next, -1, tsc);
 		return err ? err : thread_step(t, th);
 	}
 	if (ptrace(PTRACE_GETREGS, th->tid, NULL, &regs))
 		return -jifl_err_io;
 	if (WSTOPSIG(st) != SIGTRAP) {
-		thread_faulted(th);
 		err = tracer_signal(t, th, &regs, WSTOPSIG(st), tsc);
 		return err ? err : thread_step(t, th);
 	}
@@ -409,10 +420,10 @@ static int tracer_stopped(struct tracer *t, struct tthread *th, int st,
 		th->restart_ip = 0;
 	}
 	if (insn->rep && regs.rip == insn->ip) {
-		th->injected = false;
+		th->in_rep = true;
 		return thread_resume(th);
 	}
-	err = tracer_record(t, th, insn, regs.rip, regs.orig_rax, tsc);
+	err = thread_ran(t, th, regs.rip, regs.orig_rax, tsc);
 	return err ? err : thread_step(t, th);
 }
 
@@ -420,6 +431,7 @@ static int tracer_stopped(struct tracer *t, struct tthread *th, int st,
 static int tracer_report(struct tracer *t, pid_t tid, int st, uint64_t tsc)
 {
 	struct tthread *th = thread_find(t, tid);
+	int err;
 
 	if (!th) {
 		/* A new thread stopped before its creator's clone event. */
@@ -427,13 +439,18 @@ static int tracer_report(struct tracer *t, pid_t tid, int st, uint64_t tsc)
 		if (!th)
 			return -jifl_err_nomem;
 	}
-	if (WIFEXITED(st) || WIFSIGNALED(st))
-		return tracer_gone(t, th, st, tsc);
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		err = thread_settle(t, th);
+		return err ? err : tracer_gone(t, th, st, tsc);
+	}
 	if (!th->stopped) {
 		th->stopped = true;
 		return th->rt ? thread_begin(t, th) : 0;
 	}
 	t->res->steps++;
+	err = thread_settle(t, th);
+	if (err)
+		return err;
 	if (st >> 16)
 		return tracer_event(t, th, st >> 16, tsc);
 	return tracer_stopped(t, th, st, tsc);
@@ -533,6 +550,10 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		res->error = err == -jifl_err_io ? JIFL_TRACER_SYSTEM : JIFL_TRACER_RECORD;
 		res->record_err = err;
 	}
+	/* Instructions that ran but wait for their fault count: record them. */
+	for (size_t i = 0; i < t.nr; i++)
+		if (t.v[i]->rt)
+			thread_settle(&t, t.v[i]);
 	if (res->error) {
 		/* Threads it made are our tracees too: reap them all. */
 		kill(t.pid, SIGKILL);
