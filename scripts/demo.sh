@@ -17,11 +17,30 @@ make -s tests initramfs
 say "patch series (patches/series)"
 grep -v '^#' patches/series | sed '/^$/d'
 
+mkdir -p build/share
+cp tests/data/hot.lua build/share/
 cat > build/demo-cmd.sh <<'CMD'
 echo "\$ uname -r"; uname -r
-echo "\$ cat /proc/version"; cat /proc/version
-echo "\$ zcat /proc/config.gz | grep JIFL"; zcat /proc/config.gz | grep JIFL
+echo "\$ zcat /proc/config.gz | grep -E 'JIFL|FLOWJIT'"; zcat /proc/config.gz | grep -E 'JIFL|FLOWJIT'
+echo
+echo "--- FlowJIT on LuaJIT: a shell tracks itself, then execs luajit"
+echo "\$ sh -c 'echo track \$\$ > /proc/flowjit/control; exec luajit hot.lua'"
+echo clear > /proc/flowjit/control
+sh -c 'echo "track $$" > /proc/flowjit/control && exec luajit /mnt/host/hot.lua'
+echo "\$ cat /proc/flowjit/events | head -25"
+head -25 /proc/flowjit/events
+echo "... $(($(wc -l < /proc/flowjit/events) - 1)) events in all"
+echo "\$ cat /proc/flowjit/status"
+cat /proc/flowjit/status
+if command -v flowjit >/dev/null; then
+	echo
+	echo "--- the same with the flowjit tool"
+	echo "\$ flowjit record -o /tmp/lua.fj -- luajit hot.lua"
+	flowjit record -o /tmp/lua.fj -- luajit /mnt/host/hot.lua
+	echo "\$ flowjit report /tmp/lua.fj"
+	flowjit report /tmp/lua.fj
+fi
 CMD
-say "boot the patched kernel (QEMU, TCG, 2 vCPUs)"
+say "boot the patched kernel (QEMU, TCG, 2 vCPUs) and run LuaJIT under FlowJIT"
 scripts/qemu-run.sh -t none -c build/demo-cmd.sh -T 300 -l build/demo.log
 sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' build/demo.log | sed '1d;$d' | tr -d '\r'
