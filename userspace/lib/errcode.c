@@ -21,6 +21,12 @@ const char *jifl_strerror(int code)
 		return "bad file format";
 	case jifl_err_nosupp:
 		return "not supported on this system";
+	case jifl_err_truncated:
+		return "file is truncated";
+	case jifl_err_version:
+		return "unsupported file format version";
+	case jifl_err_checksum:
+		return "file is corrupted (checksum mismatch)";
 	}
 	return "unknown error";
 }

@@ -15,6 +15,9 @@ enum jifl_error_code {
 	jifl_err_io,		/* a system call failed; see errno */
 	jifl_err_format,	/* a file is not in the expected format */
 	jifl_err_nosupp,	/* the system does not offer what is needed */
+	jifl_err_truncated,	/* a file ends in the middle of its data */
+	jifl_err_version,	/* a file's format version is not supported */
+	jifl_err_checksum,	/* a file's data does not match its checksum */
 };
 
 /* A human-readable description of @code (positive or negative). */

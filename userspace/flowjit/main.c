@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flowjit: record the run-time code of a program with FlowJIT, and
+ * report on recordings.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/flowjit.h>
+
+#include "record.h"
+#include "report.h"
+
+#define PROG "flowjit"
+#define EXIT_USAGE 2
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " record [-o FILE] [--all-exec] [--bufsize BYTES] -- COMMAND [ARGS...]\n"
+		"       " PROG " record [-o FILE] [--all-exec] [--bufsize BYTES] -p PID\n"
+		"       " PROG " report [--events] [FILE]\n"
+		"\n"
+		"record: run COMMAND (or attach to process PID until it exits or SIGINT)\n"
+		"with FlowJIT tracking of its run-time code pages, children included,\n"
+		"and write the kernel's events and code snapshots to FILE.\n"
+		"report: summarize FILE, or list its records with --events.\n"
+		"\n"
+		"  -o, --output FILE     data file (default: flowjit.data)\n"
+		"  -p, --pid PID         attach to a running process\n"
+		"  -a, --all-exec        snapshot every executable page, file text too\n"
+		"  -b, --bufsize BYTES   set the kernel's event ring size (root)\n"
+		"  -q, --quiet           no summary on stderr\n"
+		"  -e, --events          report: one line per record\n"
+		"  -h, --help            this text\n");
+}
+
+static int parse_num(const char *opt, const char *s, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (errno || !*s || *end || *s == '-' || !*v) {
+		fprintf(stderr, PROG ": %s: not a positive number: '%s'\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-exec", no_argument, NULL, 'a' },
+		{ "bufsize", required_argument, NULL, 'b' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fj_record_opts o = { .output = "flowjit.data" };
+	unsigned long long pid;
+	int c;
+
+	/* '+': the command's own options are not ours */
+	while ((c = getopt_long(argc, argv, "+o:p:ab:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'p':
+			if (parse_num("--pid", optarg, &pid) || pid > 0x7fffffff)
+				return EXIT_USAGE;
+			o.pid = pid;
+			break;
+		case 'a':
+			o.flags |= FLOWJIT_F_ALL_EXEC;
+			break;
+		case 'b':
+			if (parse_num("--bufsize", optarg, &o.bufsize))
+				return EXIT_USAGE;
+			break;
+		case 'q':
+			o.quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!o.pid == (optind == argc)) {
+		fprintf(stderr, PROG ": record: %s\n", o.pid ?
+			"give either -p PID or a command, not both" :
+			"no command to run (flowjit record -- COMMAND [ARGS...])");
+		return EXIT_USAGE;
+	}
+	o.argv = argv + optind;
+	return fj_record(&o);
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, events = 0;
+
+	while ((c = getopt_long(argc, argv, "eh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, PROG ": report: one file at a time\n");
+		return EXIT_USAGE;
+	}
+	return fj_report(optind < argc ? argv[optind] : "flowjit.data", events, stdout);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, PROG ": unknown command '%s' (record, report)\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recording loop. The stream is opened before the command runs, so
+ * no event of it is missed; the kernel's ring is global, so records are
+ * kept only for the recorded process and the children it forks (FORK
+ * records name them), plus every LOST record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/prctl.h>
+
+#include "errcode.h"
+#include "fjproc.h"
+#include "fjwriter.h"
+#include "record.h"
+#include "tsc_conv.h"
+
+#define PROG "flowjit"
+
+struct recording {
+	const struct fj_record_opts *o;
+	struct jifl_fjwriter *w;
+	struct jifl_fjproc *stream;
+	pid_t *pids;		/* the recorded process and its descendants */
+	size_t npids, maxpids;
+	uint64_t snapshots;
+	uint64_t lost;
+	int err;		/* a failure while recording */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int has_pid(const struct recording *r, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->npids; i++)
+		if (r->pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+static int add_pid(struct recording *r, pid_t pid)
+{
+	if (has_pid(r, pid))
+		return 0;
+	if (r->npids == r->maxpids) {
+		size_t max = r->maxpids ? 2 * r->maxpids : 16;
+		pid_t *p = realloc(r->pids, max * sizeof(*p));
+
+		if (!p)
+			return -jifl_err_nomem;
+		r->pids = p;
+		r->maxpids = max;
+	}
+	r->pids[r->npids++] = pid;
+	return 0;
+}
+
+/* Is @ev about a process we record? FORK adds the child. */
+static int keep(struct recording *r, const struct flowjit_event *ev)
+{
+	if (ev->type == FLOWJIT_EV_LOST)
+		return 1;
+	if (ev->type == FLOWJIT_EV_FORK && has_pid(r, (pid_t)ev->aux)) {
+		r->err = r->err ? r->err : add_pid(r, ev->pid);
+		return 1;
+	}
+	return has_pid(r, ev->pid);
+}
+
+static void save(struct recording *r, const struct flowjit_event *ev)
+{
+	int ret;
+
+	if (!keep(r, ev))
+		return;
+	if (ev->type == FLOWJIT_EV_LOST) {
+		r->lost += ev->aux;
+		fprintf(stderr, PROG ": WARNING: the kernel dropped %" PRIu64
+			" events (ring full): this recording is incomplete;"
+			" use a larger --bufsize\n", (uint64_t)ev->aux);
+	}
+	r->snapshots += !!(ev->flags & FLOWJIT_EVF_PAYLOAD);
+	ret = jifl_fjwriter_add(r->w, ev);
+	if (ret && !r->err) {
+		fprintf(stderr, PROG ": --output: cannot write '%s': %s\n",
+			r->o->output, ret == -jifl_err_io ? strerror(errno) :
+			jifl_strerror(ret));
+		r->err = ret;
+	}
+}
+
+/* Read the stream until it is empty; @discard: before we began. */
+static int drain(struct recording *r, int discard)
+{
+	const struct flowjit_event *ev;
+	int ret;
+
+	while ((ret = jifl_fjproc_read(r->stream)) > 0)
+		while ((ev = jifl_fjproc_next(r->stream)))
+			if (!discard)
+				save(r, ev);
+	if (ret < 0)
+		fprintf(stderr, PROG ": cannot read '" JIFL_FJPROC_STREAM "': %s\n",
+			ret == -jifl_err_io ? strerror(errno) : jifl_strerror(ret));
+	return ret;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t tsc_hz(void)
+{
+	struct jifl_tsc_conv tc;
+
+	if (jifl_tsc_conv_init(&tc) || !tc.time_mult)
+		return 0;
+	/* ns = ticks * mult >> shift */
+	return (uint64_t)((1000000000.0 * (double)(1ull << tc.time_shift)) / tc.time_mult);
+}
+
+/* Arguments each ended by '\0', as in /proc/PID/cmdline. */
+static char *join_argv(char **argv, size_t *len)
+{
+	size_t n = 0, i;
+	char *s, *p;
+
+	for (i = 0; argv[i]; i++)
+		n += strlen(argv[i]) + 1;
+	s = p = malloc(n ? n : 1);
+	if (!s)
+		return NULL;
+	for (i = 0; argv[i]; i++)
+		p = stpcpy(p, argv[i]) + 1;
+	*len = n;
+	return s;
+}
+
+static char *read_cmdline(pid_t pid, size_t *len)
+{
+	char path[64], *buf = malloc(4096);
+	FILE *f;
+
+	if (!buf)
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "re");
+	*len = f ? fread(buf, 1, 4096, f) : 0;
+	if (f)
+		fclose(f);
+	/* A cut-off last argument still ends with '\0'. */
+	if (*len && buf[*len - 1])
+		buf[*len - 1] = '\0';
+	return buf;
+}
+
+/*
+ * Everything up to the first event: the data file, the ring size, the
+ * stream (emptied of what came before us). Returns 0 or prints why not.
+ */
+static int setup(struct recording *r, pid_t pid, const char *cmdline,
+		 size_t cmdline_len)
+{
+	const struct fj_record_opts *o = r->o;
+	struct jifl_fj_info info = {
+		.tsc_hz = tsc_hz(), .start_ns = monotonic_ns(), .pid = pid,
+		.flags = FLOWJIT_F_INHERIT | o->flags | (o->pid ? JIFL_FJ_F_ATTACHED : 0),
+		.cmdline = cmdline, .cmdline_len = cmdline_len,
+	};
+	char cmd[64];
+	int ret;
+
+	ret = jifl_fjwriter_open(&r->w, o->output, &info);
+	if (ret) {
+		fprintf(stderr, PROG ": --output: cannot open '%s': %s\n", o->output,
+			ret == -jifl_err_io ? strerror(errno) : jifl_strerror(ret));
+		return ret;
+	}
+	if (o->bufsize) {
+		snprintf(cmd, sizeof(cmd), "bufsize %llu", o->bufsize);
+		if (jifl_fjproc_control(cmd)) {
+			fprintf(stderr, PROG ": --bufsize: cannot set the kernel ring to %llu bytes: %s\n",
+				o->bufsize, strerror(errno));
+			return -jifl_err_io;
+		}
+	}
+	if (jifl_fjproc_open(&r->stream)) {
+		fprintf(stderr, PROG ": cannot open '" JIFL_FJPROC_STREAM "': %s%s\n",
+			strerror(errno), errno == EBUSY ? " (another consumer is reading it)" :
+			errno == ENOENT ? " (a kernel without FlowJIT)" : "");
+		return -jifl_err_io;
+	}
+	ret = drain(r, 1);
+	if (ret)
+		return ret;
+	return add_pid(r, pid);
+}
+
+/* Close the file; returns 0 or prints why it failed. */
+static int finish(struct recording *r)
+{
+	uint64_t count = jifl_fjwriter_count(r->w);
+	int ret = jifl_fjwriter_close(r->w);
+
+	r->w = NULL;
+	if (ret) {
+		fprintf(stderr, PROG ": --output: cannot write '%s': %s\n", r->o->output,
+			ret == -jifl_err_io ? strerror(errno) : jifl_strerror(ret));
+		return ret;
+	}
+	if (r->lost)
+		fprintf(stderr, PROG ": WARNING: %" PRIu64 " events were dropped in all;"
+			" '%s' is incomplete\n", r->lost, r->o->output);
+	if (!r->o->quiet)
+		fprintf(stderr, PROG ": wrote %" PRIu64 " records (%" PRIu64
+			" code snapshots) of %zu process%s to '%s'\n", count,
+			r->snapshots, r->npids, r->npids == 1 ? "" : "es", r->o->output);
+	return r->err;
+}
+
+static void cleanup(struct recording *r)
+{
+	if (r->w)
+		jifl_fjwriter_close(r->w);
+	jifl_fjproc_close(r->stream);
+	free(r->pids);
+}
+
+/* Without pidfds (before Linux 5.3): has @pid (our child if @own) ended? */
+static int gone(pid_t pid, int own)
+{
+	siginfo_t si = { .si_pid = 0 };
+
+	if (own)
+		return !waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) &&
+		       si.si_pid == pid;
+	return kill(pid, 0) && errno == ESRCH;
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+/*
+ * Drain the stream until @pid has exited (or, when @until_signal, until
+ * SIGINT/SIGTERM), then once more until it is empty.
+ */
+static int stream_until_exit(struct recording *r, pid_t pid, int until_signal)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = jifl_fjproc_fd(r->stream), .events = POLLIN },
+		{ .fd = pidfd_open(pid), .events = POLLIN },
+	};
+	sigset_t waitmask;
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	int ret = 0;
+
+	sigprocmask(SIG_SETMASK, NULL, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	while (!(until_signal && stop_requested)) {
+		/* Without pidfds (before 5.3), look every 100 ms. */
+		if (ppoll(pfd, 2, pfd[1].fd < 0 ? &tick : NULL, &waitmask) < 0 &&
+		    errno != EINTR)
+			break;
+		ret = drain(r, 0);
+		if (ret)
+			break;
+		if (pfd[1].fd >= 0 ? pfd[1].revents != 0 : gone(pid, !until_signal))
+			break;
+	}
+	if (pfd[1].fd >= 0)
+		close(pfd[1].fd);
+	return ret ? ret : drain(r, 0);
+}
+
+static void catch_stop_signals(sigset_t *old)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* Delivered only inside ppoll(): no wake-up is lost. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, old);
+}
+
+/* The child: wait for the go, enable tracking, exec; errno on failure. */
+static void child(const struct fj_record_opts *o, int go, int errp, const sigset_t *mask)
+{
+	char c;
+	int err;
+
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (read(go, &c, 1) != 1)
+		_exit(FJ_EXIT_FAIL);	/* the recorder gave up */
+	if (prctl(PR_FLOWJIT, FLOWJIT_OP_ENABLE, FLOWJIT_F_INHERIT | o->flags, 0, 0)) {
+		err = -errno;
+	} else {
+		execvp(o->argv[0], o->argv);
+		err = errno;
+	}
+	if (write(errp, &err, sizeof(err)) < 0)
+		_exit(FJ_EXIT_FAIL);
+	_exit(err < 0 ? FJ_EXIT_FAIL : err == ENOENT ? FJ_EXIT_NOENT : FJ_EXIT_NOEXEC);
+}
+
+static int exit_status(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+/* Tell why the child did not get to run the command, if it did not. */
+static int child_started(const struct fj_record_opts *o, int errp)
+{
+	ssize_t n;
+	int err;
+
+	do
+		n = read(errp, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(err))
+		return 1;	/* exec closed the pipe */
+	if (err < 0)
+		fprintf(stderr, PROG ": cannot enable FlowJIT (prctl PR_FLOWJIT): %s\n",
+			strerror(-err));
+	else
+		fprintf(stderr, PROG ": cannot run '%s': %s\n", o->argv[0], strerror(err));
+	return 0;
+}
+
+static int record_command(struct recording *r)
+{
+	const struct fj_record_opts *o = r->o;
+	int go[2], errp[2], status, ret, started;
+	sigset_t mask;
+	size_t len;
+	char *cmdline;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
+		return FJ_EXIT_FAIL;
+	}
+	catch_stop_signals(&mask);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		return FJ_EXIT_FAIL;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(errp[0]);
+		child(o, go[0], errp[1], &mask);
+	}
+	close(go[0]);
+	close(errp[1]);
+	cmdline = join_argv(o->argv, &len);
+	ret = cmdline ? setup(r, pid, cmdline, len) : -jifl_err_nomem;
+	free(cmdline);
+	/* The child runs the command only once the stream is ours. */
+	if (!ret && write(go[1], "g", 1) != 1)
+		ret = -jifl_err_io;
+	close(go[1]);
+	started = !ret && child_started(o, errp[0]);
+	close(errp[0]);
+	if (started)
+		ret = stream_until_exit(r, pid, 0);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (started && finish(r))
+		ret = -jifl_err_io;
+	/* Without a start, the child's status says why (125, 126, 127). */
+	if (ret)
+		return FJ_EXIT_FAIL;
+	return exit_status(status);
+}
+
+static int record_pid(struct recording *r)
+{
+	const struct fj_record_opts *o = r->o;
+	pid_t pid = o->pid;
+	char cmd[64], *cmdline;
+	size_t len, i;
+	int ret;
+
+	if (kill(pid, 0) && errno == ESRCH) {
+		fprintf(stderr, PROG ": -p: no process %d: %s\n", (int)pid, strerror(errno));
+		return FJ_EXIT_FAIL;
+	}
+	cmdline = read_cmdline(pid, &len);
+	ret = cmdline ? setup(r, pid, cmdline, len) : -jifl_err_nomem;
+	free(cmdline);
+	if (ret)
+		return FJ_EXIT_FAIL;
+	catch_stop_signals(NULL);
+	snprintf(cmd, sizeof(cmd), "track %d inherit%s", (int)pid,
+		 o->flags & FLOWJIT_F_ALL_EXEC ? " all-exec" : "");
+	if (jifl_fjproc_control(cmd)) {
+		fprintf(stderr, PROG ": -p: cannot track process %d: %s\n", (int)pid,
+			strerror(errno));
+		return FJ_EXIT_FAIL;
+	}
+	ret = stream_until_exit(r, pid, 1);
+	/* Stopped by a signal: leave the processes as we found them. */
+	for (i = 0; i < r->npids; i++) {
+		snprintf(cmd, sizeof(cmd), "untrack %d", (int)r->pids[i]);
+		jifl_fjproc_control(cmd);
+	}
+	if (!ret)
+		ret = drain(r, 0);
+	return finish(r) || ret ? FJ_EXIT_FAIL : 0;
+}
+
+int fj_record(const struct fj_record_opts *o)
+{
+	struct recording r = { .o = o };
+	int status;
+
+	status = o->pid ? record_pid(&r) : record_command(&r);
+	cleanup(&r);
+	return status;
+}

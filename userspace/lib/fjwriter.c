@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errcode.h"
+#include "fjwriter.h"
+
+struct jifl_fjwriter {
+	FILE *f;
+	uint64_t count;		/* records */
+	uint64_t bytes;		/* record bytes */
+	uint64_t sum;		/* checksum of everything written */
+	int err;		/* first error; sticky */
+};
+
+static int put(struct jifl_fjwriter *w, const void *buf, size_t len)
+{
+	if (w->err)
+		return w->err;
+	if (fwrite(buf, 1, len, w->f) != len) {
+		w->err = -jifl_err_io;
+		return w->err;
+	}
+	w->sum = jifl_fjfile_checksum(w->sum, buf, len);
+	return 0;
+}
+
+static int put_header(struct jifl_fjwriter *w, const struct jifl_fj_info *info)
+{
+	static const char zeros[8];
+	struct jifl_fj_header h;
+	size_t pad = (8 - info->cmdline_len % 8) % 8;
+	int ret;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, JIFL_FJ_MAGIC, sizeof(h.magic));
+	h.version = JIFL_FJ_VERSION;
+	h.header_size = sizeof(h) + info->cmdline_len + pad;
+	h.record_size = sizeof(struct flowjit_event);
+	h.page_size = FLOWJIT_PAGE_SIZE;
+	h.tsc_hz = info->tsc_hz;
+	h.start_ns = info->start_ns;
+	h.pid = info->pid;
+	h.flags = info->flags;
+	h.cmdline_len = info->cmdline_len;
+	ret = put(w, &h, sizeof(h));
+	if (!ret && info->cmdline_len)
+		ret = put(w, info->cmdline, info->cmdline_len);
+	return ret ? ret : put(w, zeros, pad);
+}
+
+int jifl_fjwriter_open(struct jifl_fjwriter **wp, const char *path,
+		       const struct jifl_fj_info *info)
+{
+	struct jifl_fjwriter *w;
+	int ret;
+
+	if (!wp || !path || !info ||
+	    info->cmdline_len > JIFL_FJ_HEADER_MAX - sizeof(struct jifl_fj_header) - 8)
+		return -jifl_err_invalid;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -jifl_err_nomem;
+	w->sum = JIFL_FJ_CHECKSUM_INIT;
+	w->f = fopen(path, "we");
+	if (!w->f) {
+		free(w);
+		return -jifl_err_io;
+	}
+	/* Snapshots come in 4 KiB pieces: write them out in big ones. */
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	ret = put_header(w, info);
+	if (ret) {
+		int saved = errno;
+
+		fclose(w->f);
+		free(w);
+		errno = saved;
+		return ret;
+	}
+	*wp = w;
+	return 0;
+}
+
+int jifl_fjwriter_add(struct jifl_fjwriter *w, const struct flowjit_event *ev)
+{
+	int ret;
+
+	if (ev->type == JIFL_FJ_END || jifl_fjfile_check_record(ev))
+		return -jifl_err_format;
+	ret = put(w, ev, ev->size);
+	if (ret)
+		return ret;
+	w->count++;
+	w->bytes += ev->size;
+	return 0;
+}
+
+uint64_t jifl_fjwriter_count(const struct jifl_fjwriter *w)
+{
+	return w->count;
+}
+
+int jifl_fjwriter_close(struct jifl_fjwriter *w)
+{
+	struct flowjit_event end;
+	int ret, saved;
+
+	memset(&end, 0, sizeof(end));
+	end.type = JIFL_FJ_END;
+	end.size = sizeof(end);
+	end.seq = w->count;
+	end.len = w->bytes;
+	end.aux = w->sum;
+	ret = put(w, &end, sizeof(end));
+	saved = errno;
+	if (fclose(w->f) && !ret) {
+		ret = -jifl_err_io;
+		saved = errno;
+	}
+	free(w);
+	errno = saved;
+	return ret;
+}
