@@ -17,7 +17,10 @@
 #include "cmd.h"
 #include "swtrace_truth.h"
 
+/* -DSWTRACE='"path"' tests another build (the SAN=1 one in build/bin-san). */
+#ifndef SWTRACE
 #define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
+#endif
 #define PROGS	JIFL_TOP "/build/tests/progs/"
 
 static int step_cmp(const void *a, const void *b)
