@@ -125,7 +125,9 @@ uint64_t jifl_fjreader_offset(const struct jifl_fjreader *r)
 /* The end record must account for everything before it, and be last. */
 static int check_end(struct jifl_fjreader *r, const struct flowjit_event *ev)
 {
-	if (ev->seq != r->count || ev->len != r->bytes)
+	if (ev->seq != r->count || ev->len != r->bytes || ev->flags || ev->tsc ||
+	    ev->time_ns || ev->pid || ev->tid || ev->cpu || ev->reserved || ev->ip ||
+	    ev->addr)
 		return -jifl_err_format;
 	if (ev->aux != r->sum)
 		return -jifl_err_checksum;

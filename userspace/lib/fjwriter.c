@@ -27,28 +27,30 @@ static int put(struct jifl_fjwriter *w, const void *buf, size_t len)
 	return 0;
 }
 
+/* The header in one piece: the checksum folds whole 8-byte words. */
 static int put_header(struct jifl_fjwriter *w, const struct jifl_fj_info *info)
 {
-	static const char zeros[8];
-	struct jifl_fj_header h;
-	size_t pad = (8 - info->cmdline_len % 8) % 8;
+	size_t size = sizeof(struct jifl_fj_header) + (info->cmdline_len + 7) / 8 * 8;
+	struct jifl_fj_header *h = calloc(1, size);
 	int ret;
 
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, JIFL_FJ_MAGIC, sizeof(h.magic));
-	h.version = JIFL_FJ_VERSION;
-	h.header_size = sizeof(h) + info->cmdline_len + pad;
-	h.record_size = sizeof(struct flowjit_event);
-	h.page_size = FLOWJIT_PAGE_SIZE;
-	h.tsc_hz = info->tsc_hz;
-	h.start_ns = info->start_ns;
-	h.pid = info->pid;
-	h.flags = info->flags;
-	h.cmdline_len = info->cmdline_len;
-	ret = put(w, &h, sizeof(h));
-	if (!ret && info->cmdline_len)
-		ret = put(w, info->cmdline, info->cmdline_len);
-	return ret ? ret : put(w, zeros, pad);
+	if (!h)
+		return -jifl_err_nomem;
+	memcpy(h->magic, JIFL_FJ_MAGIC, sizeof(h->magic));
+	h->version = JIFL_FJ_VERSION;
+	h->header_size = size;
+	h->record_size = sizeof(struct flowjit_event);
+	h->page_size = FLOWJIT_PAGE_SIZE;
+	h->tsc_hz = info->tsc_hz;
+	h->start_ns = info->start_ns;
+	h->pid = info->pid;
+	h->flags = info->flags;
+	h->cmdline_len = info->cmdline_len;
+	if (info->cmdline_len)
+		memcpy(h + 1, info->cmdline, info->cmdline_len);
+	ret = put(w, h, size);
+	free(h);
+	return ret;
 }
 
 int jifl_fjwriter_open(struct jifl_fjwriter **wp, const char *path,

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flowjit tool in the guest. This binary is its own JIT program: run
+ * as "flowjit_tool jit N STATUS" it rewrites one RWX page N times (each
+ * version returns 1000 + i), runs every version and exits with STATUS.
+ * The tests record it with "flowjit record", read the data file with
+ * their own parser (Documentation/flowjit-file-format.rst) and check
+ * every code version, the exit status, the report, bad use, and LuaJIT.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/flowjit.h>
+
+#include "kselftest_harness.h"
+
+#define PAGE 4096
+#define FJ_END 0x8000
+
+static const char *const flowjit_paths[] = {
+	"/jifl/bin/flowjit",
+#ifdef JIFL_TOP
+	JIFL_TOP "/build/bin/flowjit",
+#endif
+};
+
+static char self_exe[PATH_MAX];
+
+/* mov eax, imm32; ret */
+static void emit_ret_imm(unsigned char *p, uint32_t v)
+{
+	p[0] = 0xb8;
+	memcpy(p + 1, &v, 4);
+	p[5] = 0xc3;
+}
+
+static int run_versions(int versions, uint32_t base)
+{
+	unsigned char *code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i;
+
+	if (code == MAP_FAILED)
+		return -1;
+	printf("code=%p\n", code);
+	for (i = 0; i < versions; i++) {
+		emit_ret_imm(code, base + i);
+		if (((int (*)(void))code)() != (int)(base + i))
+			return -1;
+	}
+	printf("jit: %d versions ok\n", versions);
+	return 0;
+}
+
+/*
+ * The JIT program, run before the harness when this binary is started
+ * as "jit N STATUS", "jitfork N", "jitslow N" (10 ms between versions)
+ * or "signal SIG" (glibc passes main's arguments to constructors).
+ */
+__attribute__((constructor)) static void jit_main(int argc, char **argv)
+{
+	int n = argc > 2 ? atoi(argv[2]) : 0, status;
+	pid_t pid;
+
+	if (argc < 3)
+		return;
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(argv[1], "jit"))
+		_exit(run_versions(n, 1000) ? 99 : argc > 3 ? atoi(argv[3]) : 0);
+	if (!strcmp(argv[1], "jitfork")) {
+		pid = fork();
+		if (pid == 0)
+			_exit(run_versions(n, 2000) ? 99 : 0);
+		if (run_versions(n, 1000) || waitpid(pid, &status, 0) != pid)
+			_exit(99);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 98);
+	}
+	if (!strcmp(argv[1], "jitslow")) {
+		unsigned char *code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int i;
+
+		for (i = 0; i < n; i++) {
+			emit_ret_imm(code, i);
+			if (((int (*)(void))code)() != i)
+				_exit(99);
+			usleep(10000);
+		}
+		_exit(0);
+	}
+	if (!strcmp(argv[1], "signal"))
+		raise(n);
+}
+
+static const char *flowjit_path(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(flowjit_paths) / sizeof(flowjit_paths[0]); i++)
+		if (!access(flowjit_paths[i], X_OK))
+			return flowjit_paths[i];
+	return NULL;
+}
+
+/* Output of the last run(). */
+static char out[1 << 20], err[1 << 16];
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? 0 : read(fd, buf, size - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Run argv (NULL-ended), stdout and stderr to out[] and err[]; the wait status. */
+static int run(char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int o = open("/tmp/fjt.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open("/tmp/fjt.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	slurp("/tmp/fjt.out", out, sizeof(out));
+	slurp("/tmp/fjt.err", err, sizeof(err));
+	return status;
+}
+
+/* flowjit's exit status, or 1000 + signal. */
+static int run_status(char *const argv[])
+{
+	int st = run(argv);
+
+	if (st < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+}
+
+struct rec {
+	struct flowjit_event ev;
+	const unsigned char *page;
+};
+
+struct fjdata {
+	unsigned char *buf;
+	size_t len;
+	uint32_t pid, flags;
+	struct rec *recs;
+	int n;
+};
+
+/*
+ * An independent reader of the documented format: header, records, end
+ * record (count and bytes checked; the checksum is the library's job).
+ */
+static int load(const char *path, struct fjdata *d)
+{
+	uint32_t version, hsize, rsize, psize;
+	uint64_t bytes = 0;
+	struct stat st;
+	size_t off;
+	int fd = open(path, O_RDONLY);
+
+	memset(d, 0, sizeof(*d));
+	if (fd < 0 || fstat(fd, &st))
+		return -1;
+	d->len = st.st_size;
+	d->buf = malloc(d->len + 1);
+	if (read(fd, d->buf, d->len) != (ssize_t)d->len)
+		return -2;
+	close(fd);
+	if (d->len < 56 || memcmp(d->buf, "JIFLFJ\r\n", 8))
+		return -3;
+	memcpy(&version, d->buf + 8, 4);
+	memcpy(&hsize, d->buf + 12, 4);
+	memcpy(&rsize, d->buf + 16, 4);
+	memcpy(&psize, d->buf + 20, 4);
+	memcpy(&d->pid, d->buf + 40, 4);
+	memcpy(&d->flags, d->buf + 44, 4);
+	if (version != 1 || rsize != sizeof(struct flowjit_event) || psize != PAGE ||
+	    hsize % 8 || hsize > d->len)
+		return -4;
+	d->recs = calloc(d->len / sizeof(struct flowjit_event), sizeof(*d->recs));
+	for (off = hsize; off + sizeof(struct flowjit_event) <= d->len;) {
+		struct rec *r = &d->recs[d->n];
+
+		memcpy(&r->ev, d->buf + off, sizeof(r->ev));
+		if (r->ev.size < sizeof(r->ev) || r->ev.size > d->len - off)
+			return -5;
+		if (r->ev.type == FJ_END)
+			return r->ev.seq == (uint64_t)d->n && r->ev.len == bytes &&
+			       off + r->ev.size == d->len ? 0 : -6;
+		if (r->ev.flags & FLOWJIT_EVF_PAYLOAD)
+			r->page = d->buf + off + sizeof(r->ev);
+		bytes += r->ev.size;
+		off += r->ev.size;
+		d->n++;
+	}
+	return -7;	/* no end record */
+}
+
+static void unload(struct fjdata *d)
+{
+	free(d->buf);
+	free(d->recs);
+}
+
+static int count(const struct fjdata *d, int type, uint32_t pid)
+{
+	int i, c = 0;
+
+	for (i = 0; i < d->n; i++)
+		c += d->recs[i].ev.type == type && (!pid || d->recs[i].ev.pid == pid);
+	return c;
+}
+
+static uint64_t code_addr(void)
+{
+	const char *p = strstr(out, "code=");
+
+	return p ? strtoull(p + 5, NULL, 16) : 0;
+}
+
+FIXTURE(tool) {
+	const char *flowjit;
+};
+
+FIXTURE_SETUP(tool)
+{
+	ssize_t n;
+
+	self->flowjit = flowjit_path();
+	if (!self->flowjit)
+		SKIP(return, "flowjit is not installed");
+	ASSERT_EQ(0, access("/proc/flowjit/stream", F_OK));
+	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+	ASSERT_GT(n, 0);
+	self_exe[n] = '\0';
+}
+
+FIXTURE_TEARDOWN(tool)
+{
+}
+
+/* Every version of the code, in order, at the entry IP, TSC increasing. */
+TEST_F(tool, records_every_code_version)
+{
+	char *argv[] = { (char *)self->flowjit, "record", "-o", "/tmp/x.fj", "--",
+			 self_exe, "jit", "40", "0", NULL };
+	struct fjdata d;
+	uint64_t code, last_tsc = 0, last_seq = 0;
+	uint32_t v;
+	int i, exec = 0;
+
+	ASSERT_EQ(0, run_status(argv));
+	TH_LOG("flowjit: %s", err);
+	code = code_addr();
+	ASSERT_NE(0, code);
+	EXPECT_NE(NULL, strstr(out, "jit: 40 versions ok"));
+	ASSERT_EQ(0, load("/tmp/x.fj", &d));
+	EXPECT_EQ(FLOWJIT_F_INHERIT, d.flags);
+	EXPECT_EQ(0, count(&d, FLOWJIT_EV_LOST, 0));
+	EXPECT_EQ(1, count(&d, FLOWJIT_EV_TRACK, d.pid));
+	EXPECT_EQ(1, count(&d, FLOWJIT_EV_EXECVE, d.pid));
+	for (i = 0; i < d.n; i++) {
+		const struct flowjit_event *ev = &d.recs[i].ev;
+
+		/* only the child's records are kept */
+		EXPECT_EQ(d.pid, ev->pid);
+		EXPECT_LT(last_seq, ev->seq + (i == 0));
+		EXPECT_LE(last_tsc, ev->tsc);
+		last_seq = ev->seq;
+		last_tsc = ev->tsc;
+		if (ev->type != FLOWJIT_EV_EXEC || ev->addr != code)
+			continue;
+		EXPECT_EQ(code, ev->ip);
+		ASSERT_NE(NULL, d.recs[i].page);
+		EXPECT_EQ(0xb8, d.recs[i].page[0]);
+		memcpy(&v, d.recs[i].page + 1, 4);
+		EXPECT_EQ(1000u + exec, v);
+		exec++;
+	}
+	EXPECT_EQ(40, exec);
+	unload(&d);
+}
+
+/* A forked child of the command is recorded too, with its FORK record. */
+TEST_F(tool, records_children)
+{
+	char *argv[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/xf.fj", "--",
+			 self_exe, "jitfork", "10", NULL };
+	struct fjdata d;
+	uint32_t child = 0;
+	int i;
+
+	ASSERT_EQ(0, run_status(argv));
+	EXPECT_EQ(NULL, strstr(err, "wrote"));	/* -q */
+	ASSERT_EQ(0, load("/tmp/xf.fj", &d));
+	for (i = 0; i < d.n; i++)
+		if (d.recs[i].ev.type == FLOWJIT_EV_FORK && d.recs[i].ev.aux == d.pid)
+			child = d.recs[i].ev.pid;
+	ASSERT_NE(0, child);
+	EXPECT_LE(10, count(&d, FLOWJIT_EV_EXEC, d.pid));
+	EXPECT_LE(10, count(&d, FLOWJIT_EV_EXEC, child));
+	EXPECT_EQ(count(&d, FLOWJIT_EV_EXEC, 0),
+		  count(&d, FLOWJIT_EV_EXEC, d.pid) + count(&d, FLOWJIT_EV_EXEC, child));
+	unload(&d);
+}
+
+TEST_F(tool, exit_status_is_the_commands)
+{
+	char *exit7[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/x7.fj", "--",
+			  self_exe, "jit", "2", "7", NULL };
+	char *killed[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/xk.fj", "--",
+			   self_exe, "signal", "15", NULL };
+
+	EXPECT_EQ(7, run_status(exit7));
+	EXPECT_EQ(128 + SIGTERM, run_status(killed));
+}
+
+TEST_F(tool, report_summary_and_events)
+{
+	char *rec[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/xr.fj", "--",
+			self_exe, "jit", "25", "0", NULL };
+	char *rep[] = { (char *)self->flowjit, "report", "/tmp/xr.fj", NULL };
+	char *evs[] = { (char *)self->flowjit, "report", "--events", "/tmp/xr.fj", NULL };
+	char line[128], *p;
+	struct fjdata d;
+	int lines = 0;
+
+	ASSERT_EQ(0, run_status(rec));
+	ASSERT_EQ(0, load("/tmp/xr.fj", &d));
+	ASSERT_EQ(0, run_status(rep)) {
+		TH_LOG("%s", err);
+	}
+	TH_LOG("report:\n%s", out);
+	snprintf(line, sizeof(line), "  %-10s %12d\n", "EXEC", count(&d, FLOWJIT_EV_EXEC, 0));
+	EXPECT_NE(NULL, strstr(out, line));
+	snprintf(line, sizeof(line), "  %-10s %12d\n", "WRITE", count(&d, FLOWJIT_EV_WRITE, 0));
+	EXPECT_NE(NULL, strstr(out, line));
+	snprintf(line, sizeof(line), "records:      %d\n", d.n);
+	EXPECT_NE(NULL, strstr(out, line));
+	/* the JIT page: 25 versions, 24 changes of content */
+	EXPECT_NE(NULL, strstr(out, "        25        24\n"));
+	EXPECT_NE(NULL, strstr(out, "drops:        none"));
+	EXPECT_NE(NULL, strstr(out, " ns ("));
+	ASSERT_EQ(0, run_status(evs));
+	for (p = out; (p = strchr(p, '\n')); p++)
+		lines++;
+	EXPECT_EQ(d.n + 1, lines);
+	EXPECT_NE(NULL, strstr(out, " EXEC "));
+	EXPECT_NE(NULL, strstr(out, " snapshot"));
+	unload(&d);
+}
+
+/* Bad use: clear messages, non-zero status. */
+TEST_F(tool, bad_use)
+{
+	char *nocmd[] = { (char *)self->flowjit, "record", "-o", "/tmp/xb.fj", NULL };
+	char *badout[] = { (char *)self->flowjit, "record", "-o", "/nonexistent/x.fj", "--",
+			   "/bin/true", NULL };
+	char *nopid[] = { (char *)self->flowjit, "record", "-o", "/tmp/xb.fj", "-p",
+			  "999999", NULL };
+	char *noexe[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/xb.fj", "--",
+			  "/nonexistent-program", NULL };
+	char *norep[] = { (char *)self->flowjit, "report", "/tmp/nonexistent.fj", NULL };
+	char *notfj[] = { (char *)self->flowjit, "report", self_exe, NULL };
+
+	EXPECT_NE(0, run_status(nocmd));
+	EXPECT_NE(NULL, strstr(err, "flowjit: record: no command to run"));
+	EXPECT_NE(0, run_status(badout));
+	EXPECT_NE(NULL, strstr(err, "flowjit: --output: cannot open '/nonexistent/x.fj': No such file or directory"));
+	EXPECT_NE(0, run_status(nopid));
+	EXPECT_NE(NULL, strstr(err, "flowjit: -p: no process 999999: No such process"));
+	EXPECT_EQ(127, run_status(noexe));
+	EXPECT_NE(NULL, strstr(err, "flowjit: cannot run '/nonexistent-program': No such file or directory"));
+	EXPECT_NE(0, run_status(norep));
+	EXPECT_NE(NULL, strstr(err, "cannot read '/tmp/nonexistent.fj': No such file or directory"));
+	EXPECT_NE(0, run_status(notfj));
+	EXPECT_NE(NULL, strstr(err, "bad file format"));
+	TH_LOG("last error: %s", err);
+}
+
+/* A recording cut short is refused, not half read. */
+TEST_F(tool, truncated_file_is_refused)
+{
+	char *rec[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/xt.fj", "--",
+			self_exe, "jit", "5", "0", NULL };
+	char *rep[] = { (char *)self->flowjit, "report", "/tmp/xt.fj", NULL };
+	struct stat st;
+
+	ASSERT_EQ(0, run_status(rec));
+	ASSERT_EQ(0, stat("/tmp/xt.fj", &st));
+	ASSERT_EQ(0, truncate("/tmp/xt.fj", st.st_size - 100));
+	EXPECT_EQ(1, run_status(rep));
+	EXPECT_NE(NULL, strstr(err, "file is truncated"));
+}
+
+/* -p: attach to a running process, stop when it exits. */
+TEST_F(tool, attach_to_pid)
+{
+	char pidstr[16];
+	char *rec[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/xp.fj", "-p",
+			pidstr, NULL };
+	struct fjdata d;
+	int status;
+	pid_t jit = fork();
+
+	ASSERT_LE(0, jit);
+	if (jit == 0) {
+		execl(self_exe, self_exe, "jitslow", "200", NULL);
+		_exit(127);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", jit);
+	/* returns when the JIT ends, about 2 s in */
+	EXPECT_EQ(0, run_status(rec));
+	TH_LOG("%s", err);
+	ASSERT_EQ(jit, waitpid(jit, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(0, load("/tmp/xp.fj", &d));
+	EXPECT_EQ((uint32_t)jit, d.pid);
+	EXPECT_EQ(1, count(&d, FLOWJIT_EV_TRACK, jit));
+	EXPECT_LT(10, count(&d, FLOWJIT_EV_EXEC, jit));
+	EXPECT_EQ(1, count(&d, FLOWJIT_EV_UNTRACK, jit));
+	unload(&d);
+}
+
+/* LuaJIT under flowjit: same output, code snapshots of its traces. */
+TEST_F(tool, luajit)
+{
+	const char *script = "local s = 0 for i = 1, 300000 do s = s + (i % 7) * 3 end "
+			     "local function f(x) return x * 2 + 1 end "
+			     "local t = 0 for i = 1, 100000 do t = t + f(i) % 13 end "
+			     "print(s, t)";
+	char *plain[] = { "/usr/bin/luajit", "-e", (char *)script, NULL };
+	char *rec[] = { (char *)self->flowjit, "record", "-o", "/tmp/l.fj", "--",
+			"/usr/bin/luajit", "-e", (char *)script, NULL };
+	static char expect[sizeof(out)];
+	struct fjdata d;
+
+	if (access("/usr/bin/luajit", X_OK))
+		SKIP(return, "no /usr/bin/luajit");
+	ASSERT_EQ(0, run_status(plain));
+	memcpy(expect, out, sizeof(out));
+	ASSERT_NE(0, strlen(expect));
+	ASSERT_EQ(0, run_status(rec));
+	TH_LOG("luajit printed '%s'; flowjit: %s", expect, err);
+	EXPECT_STREQ(expect, out);
+	ASSERT_EQ(0, load("/tmp/l.fj", &d));
+	EXPECT_LT(0, count(&d, FLOWJIT_EV_EXEC, d.pid));
+	EXPECT_LT(0, count(&d, FLOWJIT_EV_MPROTECT, d.pid));
+	EXPECT_EQ(0, count(&d, FLOWJIT_EV_LOST, 0));
+	TH_LOG("luajit: %d records, %d EXEC", d.n, count(&d, FLOWJIT_EV_EXEC, d.pid));
+	unload(&d);
+}
+
+TEST_HARNESS_MAIN
