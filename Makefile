@@ -22,13 +22,14 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san tests initramfs \
-	check demo guest-shell clean distclean
+	check demo bench guest-shell clean distclean
 
 all: kernel tests initramfs
 
 help:
 	@echo "make demo        build everything, boot the patched kernel, show it working"
 	@echo "make check       all tests (host, then guest in QEMU); last line 'N passed, N failed'"
+	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
 	@echo "make setup       install the Debian packages the project needs"
 	@echo "make prepare     build/linux: Debian linux-source-6.1 + patches/series (git am)"
 	@echo "make kernel      build the test kernel (KCONFIG=path for your own .config)"
@@ -87,6 +88,9 @@ check:
 
 demo:
 	@scripts/demo.sh
+
+bench:
+	@scripts/bench.sh
 
 guest-shell: kernel initramfs
 	scripts/qemu-run.sh --shell

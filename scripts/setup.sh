@@ -15,6 +15,8 @@ PKGS=(
 	libclang-rt-14-dev clang
 	# workloads
 	luajit stress-ng
+	# benchmarks
+	gnuplot-nox
 )
 
 missing=()

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: benchmarks, side by side in one guest run; ratios, not
+# pass/fail. Results land in build/bench/.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=$top/build/bench
+share=$out/share
+mkdir -p "$share"
+
+scripts/setup.sh
+scripts/kernel-prepare.sh
+scripts/kernel-build.sh
+make -s tests initramfs
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -isystem build/kernel/usr/include \
+	-o "$share/flowjit_bench" tests/bench/flowjit_bench.c
+cp tests/data/hot.lua "$share/"
+
+cat > "$out/cmd.sh" <<'CMD'
+cd /mnt/host
+./flowjit_bench /mnt/host/flowjit-samples.txt
+# LuaJIT with tracking off and on (a shell tracks itself, then execs);
+# one warm-up run first, so that QEMU has translated luajit's own code.
+luajit hot.lua >/dev/null
+for i in 1 2 3 4 5; do
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	luajit hot.lua >/dev/null
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	sh -c 'echo "track $$" > /proc/flowjit/control && exec luajit hot.lua' >/dev/null
+	t2=$(cut -d' ' -f1 /proc/uptime)
+	echo "luajit-run off=$t0:$t1 on=$t1:$t2"
+done
+CMD
+scripts/qemu-run.sh -t none -s "$share" -c "$out/cmd.sh" -T 600 -l "$out/guest.log" >/dev/null || true
+sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest.log" | sed '1d;$d' | tr -d '\r' > "$out/flowjit.txt"
+grep -v '^luajit-run' "$out/flowjit.txt"
+awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");
+	off += a[3] - a[2]; on += b[3] - b[2] }
+	END { if (off > 0) printf "LuaJIT hot.lua, 5 runs each: untracked %.2fs, tracked %.2fs, ratio %.2f\n", off, on, on / off }' \
+	"$out/flowjit.txt" | tee -a "$out/flowjit.txt"
+
+if command -v gnuplot >/dev/null && [ -s "$share/flowjit-samples.txt" ]; then
+	gnuplot <<GP
+set terminal pngcairo size 800,500
+set output "$out/flowjit-cost.png"
+set title "FlowJIT: cycles per rewrite+run of a tracked RWX page (QEMU TCG)"
+set xlabel "TSC cycles per version: rewrite the page, run it"
+set ylabel "density"
+set logscale x
+stats "$share/flowjit-samples.txt" nooutput
+set style fill transparent solid 0.5
+bin(x) = exp(floor(log(x) * 20.0) / 20.0)
+plot "$share/flowjit-samples.txt" using (bin(\$1)):(1.0 / STATS_records) smooth frequency with boxes title "tracked (WRITE + EXEC events)", \
+     "$share/flowjit-samples.txt" using (bin(\$2)):(1.0 / STATS_records) smooth frequency with boxes title "untracked"
+GP
+	echo "histogram: build/bench/flowjit-cost.png"
+fi
