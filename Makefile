@@ -59,9 +59,12 @@ userspace-san: | $(UAPI)
 $(UAPI):
 	@$(MAKE) -s kernel
 
-$(B)/tests/host/%: tests/host/%.c $(wildcard tests/host/*.h) | $(UAPI)
+# Host tests may use the tools' library (libjifl.a, built by "userspace").
+LIBJIFL := $(B)/userspace/libjifl.a
+
+$(B)/tests/host/%: tests/host/%.c $(wildcard tests/host/*.h) $(wildcard userspace/lib/*.[ch]) | $(UAPI) userspace
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -o $@ $< -lpthread
+	$(CC) $(TEST_CFLAGS) -Iuserspace/lib -o $@ $< $(LIBJIFL) -lipt -lZydis -lelf -lpthread
 
 $(B)/tests/fixtures/%: tests/host/fixtures/%.c | $(UAPI)
 	@mkdir -p $(@D)

@@ -30,24 +30,32 @@ printf 'root:x:0:\nnogroup:x:65534:\n' > "$stage/etc/group"
 for f in "$testdir"/*; do
 	[ -f "$f" ] && [ -x "$f" ] && install -m 755 "$f" "$stage/jifl/tests/"
 done
-if [ -n "$tooldir" ] && [ -d "$tooldir" ]; then
-	for f in "$tooldir"/*; do
-		[ -f "$f" ] && [ -x "$f" ] && install -m 755 "$f" "$stage/jifl/bin/"
-	done
-fi
 
-# Copy a dynamic program and everything ldd says it loads, at the same
-# paths, so that the guest's dynamic loader finds them.
-copy_with_libs() {
-	local path=$1 lib
-	mkdir -p "$stage$(dirname "$path")"
-	cp -L "$path" "$stage$path"
-	for lib in $(ldd "$path" 2>/dev/null | grep -o '/[^ ]*'); do
+# Copy everything ldd says a dynamic program loads, at the same paths, so
+# that the guest's dynamic loader finds them.
+copy_libs() {
+	local lib
+	for lib in $(ldd "$1" 2>/dev/null | grep -o '/[^ ]*'); do
 		[ -e "$stage$lib" ] && continue
 		mkdir -p "$stage$(dirname "$lib")"
 		cp -L "$lib" "$stage$lib"
 	done
 }
+
+copy_with_libs() {
+	mkdir -p "$stage$(dirname "$1")"
+	cp -L "$1" "$stage$1"
+	copy_libs "$1"
+}
+
+# The project's tools, with their libraries.
+if [ -n "$tooldir" ] && [ -d "$tooldir" ]; then
+	for f in "$tooldir"/*; do
+		[ -f "$f" ] && [ -x "$f" ] || continue
+		install -m 755 "$f" "$stage/jifl/bin/"
+		copy_libs "$f"
+	done
+fi
 
 progs=$top/tests/guest/programs
 if [ -f "$progs" ]; then

@@ -416,4 +416,181 @@ TEST_F(fj, control_rejects_bad_input)
 	EXPECT_EQ(-EINVAL, fj_control("bufsize 10"));
 }
 
-TEST_HARNESS_MAIN
+/* Tracking follows execve; exit ends it with UNTRACK. */
+TEST_F(fj, execve_keeps_tracking_and_exit_untracks)
+{
+	struct fj_rec *r;
+	int status, n, i, execve = 0, untrack = 0;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (fj_enable(0))
+			_exit(3);
+		/* The child re-executes this test binary in "jit" mode. */
+		execl("/proc/self/exe", "flowjit_basic", "--jit-child", NULL);
+		_exit(4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	n = drain_pid(pid, &r);
+	for (i = 0; i < n; i++) {
+		execve += r[i].ev.type == FLOWJIT_EV_EXECVE;
+		untrack += r[i].ev.type == FLOWJIT_EV_UNTRACK;
+	}
+	EXPECT_EQ(1, execve);
+	EXPECT_EQ(1, untrack);
+	/* The exec'd program's JIT ran three versions, all seen. */
+	EXPECT_EQ(3, count_type(r, n, FLOWJIT_EV_EXEC));
+	/* Nothing is tracked any more: no state left behind. */
+	EXPECT_EQ(0, prctl(PR_FLOWJIT, FLOWJIT_OP_GET, 0, 0, 0));
+}
+
+/* MAP_FIXED over tracked code is an unmap, and new code is seen. */
+TEST_F(fj, map_fixed_over_code)
+{
+	unsigned char *code, *again;
+	struct fj_rec *r;
+	int n, i, unmaps = 0;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	emit_ret_imm(code, 1);
+	ASSERT_EQ(1, ((jit_fn)code)());
+	again = mmap(code, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ASSERT_EQ(code, again);
+	emit_ret_imm(code, 2);
+	ASSERT_EQ(2, ((jit_fn)code)());
+	n = drain_pid(getpid(), &r);
+	for (i = 0; i < n; i++)
+		unmaps += r[i].ev.type == FLOWJIT_EV_MUNMAP &&
+			  r[i].ev.addr == (uintptr_t)code;
+	EXPECT_EQ(1, unmaps);
+	EXPECT_EQ(2, count_type(r, n, FLOWJIT_EV_EXEC));
+}
+
+/* A write by the kernel (read() into the code page) flips it too. */
+TEST_F(fj, kernel_write_is_seen)
+{
+	unsigned char *code, buf[6];
+	struct fj_rec *r;
+	int n, i, fds[2], kwrites = 0;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	emit_ret_imm(code, 1);
+	ASSERT_EQ(1, ((jit_fn)code)());
+	emit_ret_imm(buf, 77);
+	ASSERT_EQ(0, pipe(fds));
+	ASSERT_EQ(6, write(fds[1], buf, 6));
+	ASSERT_EQ(6, read(fds[0], code, 6));
+	ASSERT_EQ(77, ((jit_fn)code)());
+	n = drain_pid(getpid(), &r);
+	for (i = 0; i < n; i++)
+		kwrites += r[i].ev.type == FLOWJIT_EV_WRITE &&
+			   (r[i].ev.flags & FLOWJIT_EVF_KERNEL);
+	EXPECT_EQ(1, kwrites);
+	EXPECT_EQ(2, count_type(r, n, FLOWJIT_EV_EXEC));
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* AnonHugePages of this process after filling an 8 MiB RWX mapping. */
+static long fill_rwx_and_count_thp(void)
+{
+	const size_t len = 8 << 20;
+	unsigned char *code;
+	char line[256];
+	long thp = -1;
+	FILE *f;
+
+	code = mmap(NULL, len, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (code == MAP_FAILED)
+		return -1;
+	madvise(code, len, MADV_HUGEPAGE);
+	memset(code, 0xc3, len);
+	emit_ret_imm(code + (4 << 20), 9);
+	if (((jit_fn)(code + (4 << 20)))() != 9)
+		return -1;
+	f = fopen("/proc/self/smaps_rollup", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "AnonHugePages: %ld kB", &thp);
+	fclose(f);
+	munmap(code, len);
+	return thp;
+}
+
+/* No transparent huge pages in tracked mappings (and some without). */
+TEST_F(fj, no_thp_in_tracked_code)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(fill_rwx_and_count_thp() > 0 ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (WEXITSTATUS(status))
+		SKIP(return, "the kernel gives no THP here even untracked");
+	ASSERT_EQ(0, fj_enable(0));
+	EXPECT_EQ(0, fill_rwx_and_count_thp());
+}
+
+/* Many tracked processes come and go: no tracking state is left. */
+TEST_F(fj, no_state_leak)
+{
+	char line[128];
+	int i, status, tracked = -1;
+	FILE *f;
+
+	for (i = 0; i < 100; i++) {
+		pid_t pid = fork();
+
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			unsigned char *code;
+
+			fj_enable(FLOWJIT_F_INHERIT);
+			code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			_exit(run_child_jit(code, i));
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_EQ(0, WEXITSTATUS(status));
+	}
+	f = fopen("/proc/flowjit/status", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "tracked: %d", &tracked);
+	fclose(f);
+	EXPECT_EQ(0, tracked);
+}
+
+/* "--jit-child": run three code versions, for the execve test. */
+static int jit_child(void)
+{
+	unsigned char *code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (run_child_jit(code, i))
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--jit-child"))
+		return jit_child();
+	return test_harness_run(argc, argv);
+}

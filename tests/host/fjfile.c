@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "../../userspace/lib/errcode.c"
-#include "../../userspace/lib/fjfile.c"
-#include "../../userspace/lib/fjreader.c"
-#include "../../userspace/lib/fjwriter.c"
+#include "errcode.h"
+#include "fjfile.h"
+#include "fjreader.h"
+#include "fjwriter.h"
 
 #define NREC 6
 #define CMDLINE "luajit\0-e\0print(1)\0"
