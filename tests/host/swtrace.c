@@ -194,6 +194,28 @@ TEST_F(swtrace, frequent_psb_rare_tsc)
 	check_same(_metadata, self);
 }
 
+/* Returns to their call site become TNT bits; perf keeps the call stack. */
+TEST_F(swtrace, ret_compression_flow)
+{
+	ASSERT_EQ(0, record_opts(self, "--ret-compression", PROGS "swt_flow 12"))
+		TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, ret_compression_signals)
+{
+	ASSERT_EQ(0, record_opts(self, "--ret-compression --psb-period 256",
+				 PROGS "swt_sig-static")) TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, ret_compression_threads)
+{
+	ASSERT_EQ(0, record_opts(self, "--ret-compression", PROGS "swt_thread"))
+		TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+}
+
 TEST_F(swtrace, syscalls_and_new_mapping_dynamic)
 {
 	ASSERT_EQ(0, record(self, PROGS "swt_sys")) TH_LOG("%s", self->out);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Control flow for jifl-swtrace tests: loops, direct and indirect calls,
- * recursion and a switch compiled to a jump table. "swt_flow N" runs
- * fib(N) among the rest; tests count fib's entries in the ground truth.
+ * recursion (also deeper than 64 calls) and a switch compiled to a jump
+ * table. "swt_flow N" runs fib(N) among the rest; tests count fib's
+ * entries in the ground truth.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,12 @@ static volatile int sink;
 __attribute__((noinline, optimize("no-optimize-sibling-calls"))) int fib(int n)
 {
 	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+/* Deeper than the 64 return addresses PT's return compression keeps. */
+__attribute__((noinline, optimize("no-optimize-sibling-calls"))) int deep(int n)
+{
+	return n ? deep(n - 1) + 1 : 0;
 }
 
 __attribute__((noinline)) static int op_add(int a, int b) { return a + b; }
@@ -51,7 +58,7 @@ int main(int argc, char **argv)
 		acc = ops[i % 4](acc, i);
 	for (i = 0; i < 100; i++)
 		acc += dispatch(i % 11, i);
-	sink = acc + fib(n);
+	sink = acc + fib(n) + deep(100);
 	printf("%d\n", sink);
 	return 0;
 }

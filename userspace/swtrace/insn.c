@@ -42,9 +42,14 @@ int jifl_insn_decode(const uint8_t *bytes, size_t n, uint64_t ip,
 	case ZYDIS_CATEGORY_CALL:
 		insn->kind = is_relative(&zi) ? JIFL_INSN_DIRECT : JIFL_INSN_INDIRECT;
 		insn->target = ip + zi.length + zi.raw.imm[0].value.s;
+		/* "call next" only reads the IP: decoders push nothing for it. */
+		insn->call = zi.meta.category == ZYDIS_CATEGORY_CALL &&
+			     !(insn->kind == JIFL_INSN_DIRECT &&
+			       insn->target == ip + zi.length);
 		break;
 	case ZYDIS_CATEGORY_RET:
 		insn->kind = JIFL_INSN_INDIRECT;
+		insn->ret = true;
 		break;
 	case ZYDIS_CATEGORY_SYSCALL:
 	case ZYDIS_CATEGORY_INTERRUPT:

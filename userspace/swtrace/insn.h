@@ -24,6 +24,8 @@ struct jifl_insn {
 	uint8_t len;
 	uint8_t kind;		/* enum jifl_insn_kind */
 	bool rep;		/* rep string op: single-steps per iteration */
+	bool call;		/* a call (pushes a return address) */
+	bool ret;		/* a return */
 	bool valid;
 };
 

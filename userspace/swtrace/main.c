@@ -32,6 +32,8 @@ static void usage(FILE *f)
 		"                         (default: 0, one before every packet)\n"
 		"      --pmu-type N       intel_pt PMU type to record (default: this\n"
 		"                         system's, else 8)\n"
+		"      --ret-compression  returns to the matching call site as TNT bits\n"
+		"                         (default: noretcomp, a TIP for every return)\n"
 		"      --no-pin           do not keep COMMAND on the recorder's CPU\n"
 		"  -q, --quiet            no summary on stderr\n"
 		"  -h, --help             this text\n");
@@ -138,6 +140,7 @@ int main(int argc, char *argv[])
 		{ "tsc-every", required_argument, NULL, 'T' },
 		{ "pmu-type", required_argument, NULL, 'M' },
 		{ "no-pin", no_argument, NULL, 'N' },
+		{ "ret-compression", no_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -176,6 +179,9 @@ int main(int argc, char *argv[])
 			break;
 		case 'N':
 			pin = false;
+			break;
+		case 'R':
+			opts.ret_compression = true;
 			break;
 		case 'q':
 			quiet = true;

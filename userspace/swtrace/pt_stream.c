@@ -166,6 +166,7 @@ int jifl_pt_stream_psb(struct jifl_pt_stream *s, uint64_t tsc, uint64_t ip)
 		err = stream_put_simple(s, ppt_psb);
 	s->since_psb = 0;
 	s->last_ip = 0;
+	s->ret_depth = 0;	/* decoders forget their call stack at PSB */
 	if (!err)
 		err = jifl_pt_stream_tsc(s, tsc);
 	if (err)
@@ -200,6 +201,33 @@ int jifl_pt_stream_tnt(struct jifl_pt_stream *s, bool taken)
 int jifl_pt_stream_tip(struct jifl_pt_stream *s, uint64_t ip)
 {
 	return stream_put_ip(s, ppt_tip, ip, false);
+}
+
+void jifl_pt_stream_call(struct jifl_pt_stream *s, uint64_t ret_ip)
+{
+	s->ret_stack[s->ret_top] = ret_ip;
+	s->ret_top = (s->ret_top + 1) % JIFL_PT_RET_STACK;
+	if (s->ret_depth < JIFL_PT_RET_STACK)
+		s->ret_depth++;
+}
+
+/*
+ * Every return pops, compressed or not, as decoders do. When the stack
+ * overflowed, the oldest addresses are gone: such returns get a TIP
+ * (the decoder, whose stack is deeper, then ignores its own entry).
+ */
+int jifl_pt_stream_ret(struct jifl_pt_stream *s, uint64_t ip)
+{
+	uint64_t expect = 0;
+
+	if (s->ret_depth) {
+		s->ret_top = (s->ret_top + JIFL_PT_RET_STACK - 1) % JIFL_PT_RET_STACK;
+		s->ret_depth--;
+		expect = s->ret_stack[s->ret_top];
+	}
+	if (s->ret_compression && expect == ip && ip)
+		return jifl_pt_stream_tnt(s, true);
+	return jifl_pt_stream_tip(s, ip);
 }
 
 int jifl_pt_stream_pge(struct jifl_pt_stream *s, uint64_t ip)

@@ -14,6 +14,9 @@
 
 struct pt_encoder;
 
+/* Depth of the return-address stack for RET compression, as the hardware's. */
+#define JIFL_PT_RET_STACK	64
+
 typedef int (*jifl_pt_flush_fn)(void *ctx, const uint8_t *data, size_t size);
 
 struct jifl_pt_stream {
@@ -31,6 +34,12 @@ struct jifl_pt_stream {
 	uint64_t since_psb;	/* bytes since the last PSB */
 	uint64_t last_tsc;	/* value of the last TSC packet */
 	uint64_t bytes;		/* total bytes emitted */
+
+	/* Return compression: the hardware's stack of return addresses. */
+	bool ret_compression;
+	uint64_t ret_stack[JIFL_PT_RET_STACK];
+	unsigned int ret_top;	/* index of the next push, modulo the size */
+	unsigned int ret_depth;
 };
 
 int jifl_pt_stream_init(struct jifl_pt_stream *s, size_t cap,
@@ -47,6 +56,13 @@ int jifl_pt_stream_tsc(struct jifl_pt_stream *s, uint64_t tsc);
 int jifl_pt_stream_tnt(struct jifl_pt_stream *s, bool taken);
 /* Indirect branch (jmp/call through register or memory, ret) to @ip. */
 int jifl_pt_stream_tip(struct jifl_pt_stream *s, uint64_t ip);
+/* A call that returns to @ret_ip: remembered for return compression. */
+void jifl_pt_stream_call(struct jifl_pt_stream *s, uint64_t ret_ip);
+/*
+ * A return to @ip: a taken TNT bit when return compression is on and @ip
+ * is the innermost remembered return address, else TIP.
+ */
+int jifl_pt_stream_ret(struct jifl_pt_stream *s, uint64_t ip);
 /* Tracing resumes at @ip (TIP.PGE). */
 int jifl_pt_stream_pge(struct jifl_pt_stream *s, uint64_t ip);
 /* Far branch out of user space (syscall): TIP.PGD, target suppressed. */

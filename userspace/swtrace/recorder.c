@@ -42,8 +42,10 @@ int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pt_pmu_type = opts->pmu_type;
 	cfg.pt_config = JIFL_INTEL_PT_CFG_PT | JIFL_INTEL_PT_CFG_TSC |
-			JIFL_INTEL_PT_CFG_NORETCOMP | JIFL_INTEL_PT_CFG_BRANCH |
+			JIFL_INTEL_PT_CFG_BRANCH |
 			psb_period_field(opts->psb_period) << JIFL_INTEL_PT_CFG_PSB_SHIFT;
+	if (!opts->ret_compression)
+		cfg.pt_config |= JIFL_INTEL_PT_CFG_NORETCOMP;
 	cfg.tc = r->tc;
 	r->bad_path = opts->output;
 	err = jifl_perf_writer_open(&r->writer, opts->output, &cfg);
@@ -137,6 +139,7 @@ static int thread_add(struct jifl_recorder *r, uint32_t ptid, uint32_t tid,
 		free(th);
 		return err;
 	}
+	th->pt.ret_compression = r->opts.ret_compression;
 	r->nr_queues++;
 	r->threads[r->nr_threads++] = th;
 	*pth = th;
@@ -242,12 +245,17 @@ int jifl_recorder_insn(struct jifl_rthread *th, const struct jifl_insn *insn,
 		err = jifl_pt_stream_tnt(s, next != insn->ip + insn->len);
 		break;
 	case JIFL_INSN_INDIRECT:
-		err = jifl_pt_stream_tip(s, next);
+		if (insn->ret)
+			err = jifl_pt_stream_ret(s, next);
+		else
+			err = jifl_pt_stream_tip(s, next);
 		break;
 	case JIFL_INSN_FAR:
 		err = jifl_pt_stream_pgd(s);
 		break;
 	}
+	if (insn->call)
+		jifl_pt_stream_call(s, insn->ip + insn->len);
 	if (!err && r->truth.f)
 		err = jifl_truth_add(&r->truth, th->tid, insn->ip, tsc);
 	r->insns++;

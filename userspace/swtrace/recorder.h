@@ -23,6 +23,7 @@ struct jifl_recorder_opts {
 	uint64_t psb_period;	/* bytes of packets between PSB+ */
 	uint64_t tsc_every;	/* TSC ticks before a new TSC packet is due */
 	uint32_t pmu_type;	/* intel_pt PMU type to record */
+	bool ret_compression;	/* compress returns to TNT bits (no noretcomp) */
 };
 
 struct jifl_recorder;
