@@ -135,6 +135,17 @@ static void check_same(struct __test_metadata *_metadata,
 	ASSERT_EQ(self->want.n, i);
 }
 
+/* Record @cmd with @opts: exit 0, @output (if any) printed, perf == truth. */
+static void check_run(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(swtrace) *self, const char *opts,
+		      const char *cmd, const char *output)
+{
+	ASSERT_EQ(0, record_opts(self, opts, cmd)) TH_LOG("%s", self->out);
+	if (output)
+		ASSERT_NE(NULL, strstr(self->out, output)) TH_LOG("%s", self->out);
+	check_same(_metadata, self);
+}
+
 static size_t count_ip(const struct ipseq *s, uint64_t ip)
 {
 	size_t i, n = 0;
@@ -174,8 +185,7 @@ static void check_flow(struct __test_metadata *_metadata,
 	uint64_t fib;
 
 	snprintf(cmd, sizeof(cmd), PROGS "%s 12", prog);
-	ASSERT_EQ(0, record(self, cmd)) TH_LOG("%s", self->out);
-	check_same(_metadata, self);
+	check_run(_metadata, self, "", cmd, NULL);
 	/* The truth itself is right: fib's entry ran once per call. */
 	snprintf(cmd, sizeof(cmd), PROGS "%s", prog);
 	fib = symbol(cmd, "fib");
@@ -189,57 +199,46 @@ TEST_F(swtrace, flow_static) { check_flow(_metadata, self, "swt_flow-static"); }
 /* A PSB+ (with FUP) every few packets, and TSC packets only now and then. */
 TEST_F(swtrace, frequent_psb_rare_tsc)
 {
-	ASSERT_EQ(0, record_opts(self, "--psb-period 64 --tsc-every 10000000",
-				 PROGS "swt_flow 8")) TH_LOG("%s", self->out);
-	check_same(_metadata, self);
+	check_run(_metadata, self, "--psb-period 64 --tsc-every 10000000",
+		  PROGS "swt_flow 8", NULL);
 }
 
 /* Returns to their call site become TNT bits; perf keeps the call stack. */
 TEST_F(swtrace, ret_compression_flow)
 {
-	ASSERT_EQ(0, record_opts(self, "--ret-compression", PROGS "swt_flow 12"))
-		TH_LOG("%s", self->out);
-	check_same(_metadata, self);
+	check_run(_metadata, self, "--ret-compression", PROGS "swt_flow 12", NULL);
 }
 
 TEST_F(swtrace, ret_compression_signals)
 {
-	ASSERT_EQ(0, record_opts(self, "--ret-compression --psb-period 256",
-				 PROGS "swt_sig-static")) TH_LOG("%s", self->out);
-	check_same(_metadata, self);
+	check_run(_metadata, self, "--ret-compression --psb-period 256",
+		  PROGS "swt_sig-static", NULL);
 }
 
 TEST_F(swtrace, ret_compression_threads)
 {
-	ASSERT_EQ(0, record_opts(self, "--ret-compression", PROGS "swt_thread"))
-		TH_LOG("%s", self->out);
-	check_same(_metadata, self);
+	check_run(_metadata, self, "--ret-compression", PROGS "swt_thread", NULL);
 }
 
+/* The second mapping is made after start: perf needs its MMAP2 in time. */
 TEST_F(swtrace, syscalls_and_new_mapping_dynamic)
 {
-	ASSERT_EQ(0, record(self, PROGS "swt_sys")) TH_LOG("%s", self->out);
-	ASSERT_NE(NULL, strstr(self->out, "42 42"));
-	check_same(_metadata, self);
+	check_run(_metadata, self, "", PROGS "swt_sys", "42 42");
 }
 
 TEST_F(swtrace, syscalls_and_new_mapping_static)
 {
-	ASSERT_EQ(0, record(self, PROGS "swt_sys-static")) TH_LOG("%s", self->out);
-	ASSERT_NE(NULL, strstr(self->out, "42 42"));
-	check_same(_metadata, self);
+	check_run(_metadata, self, "", PROGS "swt_sys-static", "42 42");
 }
 
 TEST_F(swtrace, signals_dynamic)
 {
-	ASSERT_EQ(0, record(self, PROGS "swt_sig")) TH_LOG("%s", self->out);
-	check_same(_metadata, self);
+	check_run(_metadata, self, "", PROGS "swt_sig", "4\n");
 }
 
 TEST_F(swtrace, signals_static)
 {
-	ASSERT_EQ(0, record(self, PROGS "swt_sig-static")) TH_LOG("%s", self->out);
-	check_same(_metadata, self);
+	check_run(_metadata, self, "", PROGS "swt_sig-static", "4\n");
 }
 
 TEST_F(swtrace, crash_keeps_trace)
@@ -262,8 +261,7 @@ static size_t count_threads(const struct ipseq *s)
 static void check_threads(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(swtrace) *self, const char *prog)
 {
-	ASSERT_EQ(0, record(self, prog)) TH_LOG("%s", self->out);
-	check_same(_metadata, self);
+	check_run(_metadata, self, "", prog, NULL);
 	EXPECT_EQ(4, count_threads(&self->want));
 }
 
@@ -288,8 +286,7 @@ TEST_F(swtrace, terminated_keeps_trace)
 /* env execs the program: the new image gets COMM exec and MMAP2s. */
 TEST_F(swtrace, exec_followed)
 {
-	ASSERT_EQ(0, record(self, "env " PROGS "swt_flow-static 5")) TH_LOG("%s", self->out);
-	check_same(_metadata, self);
+	check_run(_metadata, self, "", "env " PROGS "swt_flow-static 5", NULL);
 }
 
 TEST_F(swtrace, missing_program)
