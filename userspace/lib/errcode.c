@@ -27,6 +27,10 @@ const char *jifl_strerror(int code)
 		return "unsupported file format version";
 	case jifl_err_checksum:
 		return "file is corrupted (checksum mismatch)";
+	case jifl_err_nomap:
+		return "no code known at this address and time";
+	case jifl_err_mismatch:
+		return "files do not come from the same run";
 	}
 	return "unknown error";
 }

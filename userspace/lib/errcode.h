@@ -18,6 +18,8 @@ enum jifl_error_code {
 	jifl_err_truncated,	/* a file ends in the middle of its data */
 	jifl_err_version,	/* a file's format version is not supported */
 	jifl_err_checksum,	/* a file's data does not match its checksum */
+	jifl_err_nomap,		/* no code is known at this address and time */
+	jifl_err_mismatch,	/* two input files do not come from the same run */
 };
 
 /* A human-readable description of @code (positive or negative). */

@@ -123,6 +123,47 @@ struct jifl_perf_time_conv {
 	uint8_t reserved[6];
 };
 
+/* PERF_RECORD_COMM: followed by the name, '\0'-padded to 8 bytes. */
+struct jifl_perf_comm_event {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	char comm[];
+};
+
+/* PERF_RECORD_MMAP2: followed by the file name, '\0'-padded to 8 bytes. */
+struct jifl_perf_mmap2_event {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	char filename[];
+};
+
+/* PERF_RECORD_FORK and PERF_RECORD_EXIT. */
+struct jifl_perf_task_event {
+	struct perf_event_header header;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+/* PERF_RECORD_ITRACE_START. */
+struct jifl_perf_itrace_start_event {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+};
+
+/* An MMAP2 record in memory (what the writer is given, the reader returns). */
+struct jifl_perf_mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;	/* pgoff: file offset in bytes */
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t prot, flags;		/* PROT_*, MAP_* */
+	const char *filename;		/* "//anon" for anonymous memory */
+};
+
 /* The sample_id_all trailer of the records JIFL writes (see sample_type). */
 #define JIFL_PERF_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 	PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)

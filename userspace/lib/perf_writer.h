@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "perf_data.h"
 #include "tsc_conv.h"
 
 struct jifl_perf_writer;
@@ -25,15 +26,6 @@ struct jifl_perf_writer_config {
 	uint32_t pt_pmu_type;	/* the intel_pt PMU type to name in attr.type */
 	uint64_t pt_config;	/* intel_pt attr.config (JIFL_INTEL_PT_CFG_*) */
 	struct jifl_tsc_conv tc;
-};
-
-struct jifl_perf_mmap2 {
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;	/* pgoff: file offset in bytes */
-	uint32_t maj, min;
-	uint64_t ino;
-	uint32_t prot, flags;		/* PROT_*, MAP_* */
-	const char *filename;		/* "//anon" for anonymous memory */
 };
 
 /* Create @path and write its header; returns 0 or -jifl_error_code. */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jifl-decode: the exact instruction flow of an Intel PT trace, JIT code
+ * included (Documentation/decode.rst).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "printer.h"
+#include "session.h"
+
+#define MAX_FILES	64
+
+static const char usage[] =
+"usage: jifl-decode -i perf.data [--flowjit FILE] [--insn|--branches|--calls|--stats]\n"
+"       jifl-decode --pt FILE [--elf FILE[:BASE]]... [--raw FILE:BASE]... [mode]\n"
+"\n"
+"  -i, --input FILE     perf.data with an Intel PT trace (perf record -e intel_pt//u)\n"
+"  -f, --flowjit FILE   FlowJIT data of the same run: code of JIT pages, by time\n"
+"      --insn           print every instruction (default)\n"
+"      --branches       print every taken branch\n"
+"      --calls          print calls and returns\n"
+"      --stats          print only the statistics\n"
+"      --pt FILE        a raw PT packet stream instead of perf.data\n"
+"      --elf FILE[:BASE] raw mode: an ELF file's code, loaded at BASE (default 0)\n"
+"      --raw FILE:BASE  raw mode: a file's bytes at address BASE\n";
+
+struct mem_file {
+	const char *path;
+	uint64_t base;
+	int elf;
+};
+
+struct options {
+	const char *input, *flowjit, *pt;
+	enum jifl_print_mode mode;
+	int stats;
+	struct mem_file files[MAX_FILES];
+	int nr_files;
+};
+
+static int fail(const char *fmt, const char *arg)
+{
+	fputs("jifl-decode: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* "FILE[:BASE]"; BASE in C syntax (0x...). Returns 0 or -1. */
+static int parse_file(struct options *o, char *arg, int elf)
+{
+	struct mem_file *m = &o->files[o->nr_files];
+	char *colon = strrchr(arg, ':'), *end;
+
+	if (o->nr_files == MAX_FILES)
+		return -1;
+	m->path = arg;
+	m->elf = elf;
+	if (colon) {
+		*colon = '\0';
+		m->base = strtoull(colon + 1, &end, 0);
+		if (end == colon + 1 || *end)
+			return -1;
+	} else if (!elf) {
+		return -1;
+	}
+	o->nr_files++;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct options *o)
+{
+	enum { OPT_INSN = 256, OPT_BRANCHES, OPT_CALLS, OPT_STATS, OPT_PT, OPT_ELF, OPT_RAW };
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "flowjit", required_argument, NULL, 'f' },
+		{ "insn", no_argument, NULL, OPT_INSN },
+		{ "branches", no_argument, NULL, OPT_BRANCHES },
+		{ "calls", no_argument, NULL, OPT_CALLS },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "pt", required_argument, NULL, OPT_PT },
+		{ "elf", required_argument, NULL, OPT_ELF },
+		{ "raw", required_argument, NULL, OPT_RAW },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "i:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': o->input = optarg; break;
+		case 'f': o->flowjit = optarg; break;
+		case OPT_INSN: o->mode = JIFL_PRINT_INSN; break;
+		case OPT_BRANCHES: o->mode = JIFL_PRINT_BRANCHES; break;
+		case OPT_CALLS: o->mode = JIFL_PRINT_CALLS; break;
+		case OPT_STATS: o->mode = JIFL_PRINT_NONE; o->stats = 1; break;
+		case OPT_PT: o->pt = optarg; break;
+		case OPT_ELF:
+		case OPT_RAW:
+			if (parse_file(o, optarg, c == OPT_ELF))
+				return fail("--%s: expected FILE:ADDRESS, got '%s'",
+					    c == OPT_ELF ? "elf" : "raw") + 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return fail("unexpected argument '%s'", argv[optind]) + 1;
+	if (!o->input == !o->pt)
+		return fail("%s", "give either -i perf.data or --pt FILE") + 1;
+	if (o->pt && o->flowjit)
+		return fail("%s", "--flowjit needs -i perf.data") + 1;
+	if (!o->pt && o->nr_files)
+		return fail("%s", "--elf and --raw are for --pt") + 1;
+	return 0;
+}
+
+static void new_thread(void *ctx)
+{
+	jifl_printer_new_thread(ctx);
+}
+
+static int open_session(const struct options *o, struct jifl_session **s)
+{
+	char msg[1024];
+	int i, err;
+
+	if (o->input)
+		err = jifl_session_open(s, o->input, o->flowjit, msg, sizeof(msg));
+	else
+		err = jifl_session_open_raw(s, o->pt, msg, sizeof(msg));
+	for (i = 0; !err && i < o->nr_files; i++)
+		err = (o->files[i].elf ? jifl_session_add_elf : jifl_session_add_raw)
+			(*s, o->files[i].path, o->files[i].base, msg, sizeof(msg));
+	if (err) {
+		if (!o->input && *s)
+			jifl_session_close(*s);
+		return fail("%s", msg);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .mode = JIFL_PRINT_INSN };
+	struct jifl_session *s = NULL;
+	struct jifl_printer *p;
+	size_t i;
+	int ret;
+
+	ret = parse(argc, argv, &o);
+	if (ret)
+		return ret;
+	if (open_session(&o, &s))
+		return 1;
+	for (i = 0; i < jifl_session_nr_warnings(s); i++)
+		fprintf(stderr, "jifl-decode: warning: %s\n", jifl_session_warning(s, i));
+	if (jifl_printer_new(&p, stdout, o.mode)) {
+		jifl_session_close(s);
+		return fail("%s", "out of memory");
+	}
+	ret = jifl_session_decode(s, &jifl_printer_ops, new_thread, p);
+	if (ret)
+		fail("%s", "out of memory");
+	if (o.stats)
+		jifl_printer_stats(p, stdout);
+	if (!ret && !jifl_printer_insns(p))
+		ret = fail("%s", "no instruction could be decoded from the trace");
+	else if (!ret && jifl_printer_errors(p))
+		ret = fprintf(stderr, "jifl-decode: %" PRIu64 " decode errors\n",
+			      jifl_printer_errors(p)) < 0 || 1;
+	ret = ret || jifl_session_nr_warnings(s) ? 1 : 0;
+	jifl_printer_free(p);
+	jifl_session_close(s);
+	if (fflush(stdout))
+		return fail("%s", "cannot write the output");
+	return ret;
+}

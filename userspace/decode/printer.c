@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <Zydis/Zydis.h>
+
+#include "printer.h"
+
+#define ERROR_IPS	8	/* addresses kept per kind of error */
+#define NR_KINDS	64	/* more than libipt's error codes */
+
+struct error_kind {
+	uint64_t count;
+	uint64_t ip[ERROR_IPS];
+};
+
+struct jifl_printer {
+	FILE *out;
+	enum jifl_print_mode mode;
+	uint64_t insns, jit_insns, errors;
+	struct error_kind kinds[NR_KINDS];
+	/* The previous instruction, for branch targets (--branches, --calls). */
+	struct pt_insn prev;
+	struct jifl_decoded_insn prev_di;
+	int have_prev;
+	int depth;
+};
+
+int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode mode)
+{
+	struct jifl_printer *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -1;
+	p->out = out;
+	p->mode = mode;
+	*pp = p;
+	return 0;
+}
+
+void jifl_printer_free(struct jifl_printer *p)
+{
+	free(p);
+}
+
+void jifl_printer_new_thread(struct jifl_printer *p)
+{
+	p->have_prev = 0;
+	p->depth = 0;
+}
+
+static void print_time(FILE *out, uint64_t ns)
+{
+	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+}
+
+/* "sym+0xoff", "[jit v3]" or "[unknown]". */
+static void print_where(FILE *out, const struct jifl_decoded_insn *di, uint64_t ip)
+{
+	const char *name;
+	uint64_t off;
+
+	if (di->jit && di->insn->ip == ip) {
+		fprintf(out, "[jit v%u]", di->jit->number);
+		return;
+	}
+	name = jifl_symtab_lookup(di->proc->syms, ip, &off);
+	if (name)
+		fprintf(out, "%s+0x%" PRIx64, name, off);
+	else
+		fputs("[unknown]", out);
+}
+
+static void print_insn(struct jifl_printer *p, const struct jifl_decoded_insn *di)
+{
+	const struct pt_insn *insn = di->insn;
+	ZydisDisassembledInstruction z;
+
+	print_time(p->out, di->time);
+	fprintf(p->out, " %6u %16" PRIx64 " ", di->tid, insn->ip);
+	print_where(p->out, di, insn->ip);
+	if (ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, insn->ip,
+					       insn->raw, insn->size, &z)))
+		fprintf(p->out, "\t%s\n", z.text);
+	else
+		fputs("\t(bad)\n", p->out);
+}
+
+static int is_call(enum pt_insn_class c)
+{
+	return c == ptic_call || c == ptic_far_call;
+}
+
+static int is_return(enum pt_insn_class c)
+{
+	return c == ptic_return || c == ptic_far_return;
+}
+
+/* The previous instruction was a branch and @di is where it went. */
+static void print_branch(struct jifl_printer *p, const struct jifl_decoded_insn *di)
+{
+	const struct jifl_decoded_insn *from = &p->prev_di;
+	enum pt_insn_class c = p->prev.iclass;
+
+	if (p->mode == JIFL_PRINT_CALLS) {
+		if (!is_call(c) && !is_return(c))
+			return;
+		if (is_return(c) && p->depth > 0)
+			p->depth--;
+	}
+	print_time(p->out, from->time);
+	fprintf(p->out, " %6u %*s%-6s %16" PRIx64 " ", from->tid,
+		p->mode == JIFL_PRINT_CALLS ? 2 * p->depth : 0, "",
+		is_call(c) ? "call" : is_return(c) ? "return" :
+		c == ptic_cond_jump ? "jcc" : "jmp", p->prev.ip);
+	print_where(p->out, from, p->prev.ip);
+	fprintf(p->out, " => %16" PRIx64 " ", di->insn->ip);
+	print_where(p->out, di, di->insn->ip);
+	fputc('\n', p->out);
+	if (p->mode == JIFL_PRINT_CALLS && is_call(c))
+		p->depth++;
+}
+
+static void on_insn(void *ctx, const struct jifl_decoded_insn *di)
+{
+	struct jifl_printer *p = ctx;
+	const struct pt_insn *insn = di->insn;
+
+	p->insns++;
+	p->jit_insns += !!di->jit;
+	switch (p->mode) {
+	case JIFL_PRINT_INSN:
+		print_insn(p, di);
+		break;
+	case JIFL_PRINT_BRANCHES:
+	case JIFL_PRINT_CALLS:
+		/* A branch not taken falls through: only taken ones are shown. */
+		if (p->have_prev && p->prev.iclass != ptic_other &&
+		    p->prev.ip + p->prev.size != insn->ip)
+			print_branch(p, di);
+		p->prev = *insn;
+		p->prev_di = *di;
+		p->prev_di.insn = &p->prev;
+		p->have_prev = 1;
+		break;
+	case JIFL_PRINT_NONE:
+		break;
+	}
+}
+
+static void on_error(void *ctx, const struct jifl_decode_error *de)
+{
+	struct jifl_printer *p = ctx;
+	enum pt_error_code code = pt_errcode(de->code);
+	struct error_kind *k = &p->kinds[code < NR_KINDS ? code : 0];
+
+	if (k->count < ERROR_IPS)
+		k->ip[k->count] = de->ip;
+	k->count++;
+	p->errors++;
+	p->have_prev = 0;
+	if (p->mode == JIFL_PRINT_NONE)
+		return;
+	print_time(p->out, de->time);
+	fprintf(p->out, " %6u error: %s at ip 0x%" PRIx64 ", trace offset 0x%" PRIx64
+		"; resynchronising\n", de->tid, pt_errstr(code), de->ip, de->offset);
+}
+
+const struct jifl_decode_ops jifl_printer_ops = {
+	.insn = on_insn,
+	.error = on_error,
+};
+
+void jifl_printer_stats(const struct jifl_printer *p, FILE *out)
+{
+	int i;
+	uint64_t j;
+
+	fprintf(out, "instructions: %" PRIu64 "\n", p->insns);
+	fprintf(out, "jit instructions: %" PRIu64 "\n", p->jit_insns);
+	fprintf(out, "errors: %" PRIu64 "\n", p->errors);
+	for (i = 0; i < NR_KINDS; i++) {
+		const struct error_kind *k = &p->kinds[i];
+
+		if (!k->count)
+			continue;
+		fprintf(out, "  %" PRIu64 " x %s at", k->count, pt_errstr(i));
+		for (j = 0; j < k->count && j < ERROR_IPS; j++)
+			fprintf(out, " 0x%" PRIx64, k->ip[j]);
+		fputs(k->count > ERROR_IPS ? " ...\n" : "\n", out);
+	}
+}
+
+uint64_t jifl_printer_insns(const struct jifl_printer *p)
+{
+	return p->insns;
+}
+
+uint64_t jifl_printer_errors(const struct jifl_printer *p)
+{
+	return p->errors;
+}

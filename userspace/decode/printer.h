@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What jifl-decode prints: every instruction, the branches or the calls
+ * and returns (perf-script-like lines), and the decoding statistics.
+ */
+#ifndef JIFL_DECODE_PRINTER_H
+#define JIFL_DECODE_PRINTER_H
+
+#include <stdio.h>
+
+#include "decoder.h"
+
+enum jifl_print_mode {
+	JIFL_PRINT_INSN,
+	JIFL_PRINT_BRANCHES,
+	JIFL_PRINT_CALLS,
+	JIFL_PRINT_NONE,	/* statistics only */
+};
+
+struct jifl_printer;
+
+int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode mode);
+void jifl_printer_free(struct jifl_printer *p);
+
+/* The callbacks to give jifl_decode_queue() with the printer as context. */
+extern const struct jifl_decode_ops jifl_printer_ops;
+
+/* Forget the previous instruction (a new thread's trace begins). */
+void jifl_printer_new_thread(struct jifl_printer *p);
+
+/* Print the statistics: instructions (total, JIT), errors by kind with IPs. */
+void jifl_printer_stats(const struct jifl_printer *p, FILE *out);
+
+uint64_t jifl_printer_insns(const struct jifl_printer *p);
+uint64_t jifl_printer_errors(const struct jifl_printer *p);
+
+#endif /* JIFL_DECODE_PRINTER_H */

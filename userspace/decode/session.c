@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "errcode.h"
+#include "fjreader.h"
+#include "session.h"
+
+/* FlowJIT and perf times come from the same TSC; allow for rounding only. */
+#define TIME_SLACK_NS	1000000
+
+struct jifl_session {
+	struct jifl_perf_reader *perf;		/* NULL in raw mode */
+	struct jifl_jit_image *jit;		/* NULL without FlowJIT data */
+	struct pt_image_section_cache *isc;
+	struct jifl_process **procs;		/* one per queue's pid (or the raw one) */
+	size_t nr_procs;
+	uint8_t *raw_pt;			/* raw mode trace */
+	size_t raw_size;
+	char **warnings;
+	size_t nr_warnings;
+};
+
+static void say(char *msg, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+}
+
+/* "Reason" of a library error: errno's text for I/O errors. */
+static const char *reason(int err)
+{
+	return err == -jifl_err_io ? strerror(errno) : jifl_strerror(err);
+}
+
+static void warn(struct jifl_session *s, const char *fmt, ...)
+{
+	char buf[1024], **v;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	v = realloc(s->warnings, (s->nr_warnings + 1) * sizeof(*v));
+	if (!v)
+		return;
+	s->warnings = v;
+	v[s->nr_warnings] = strdup(buf);
+	if (v[s->nr_warnings])
+		s->nr_warnings++;
+}
+
+static struct jifl_process *find_proc(struct jifl_session *s, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_procs; i++)
+		if (s->procs[i]->pid == pid)
+			return s->procs[i];
+	return NULL;
+}
+
+static int new_proc(struct jifl_session *s, uint32_t pid, struct jifl_process **pp)
+{
+	struct jifl_process **v;
+	int err;
+
+	v = realloc(s->procs, (s->nr_procs + 1) * sizeof(*v));
+	if (!v)
+		return -jifl_err_nomem;
+	s->procs = v;
+	err = jifl_process_new(&v[s->nr_procs], pid, s->jit);
+	if (err)
+		return err;
+	*pp = v[s->nr_procs++];
+	return 0;
+}
+
+/* A process for every traced pid, with the code its MMAP2 records name. */
+static int make_procs(struct jifl_session *s)
+{
+	const struct jifl_perf_queue *q;
+	const struct jifl_perf_map *m;
+	struct jifl_process *p;
+	size_t i;
+	int err;
+
+	for (i = 0; (q = jifl_perf_reader_queue(s->perf, i)); i++) {
+		if (find_proc(s, q->pid))
+			continue;
+		err = new_proc(s, q->pid, &p);
+		if (err)
+			return err;
+	}
+	/* In file order, i.e. time order: a later mapping replaces an earlier one. */
+	for (i = 0; (m = jifl_perf_reader_map(s->perf, i)); i++) {
+		p = find_proc(s, m->m.pid);
+		if (!p)
+			continue;
+		err = jifl_process_add_map(p, s->isc, &m->m);
+		if (err == -jifl_err_nomem)
+			return err;
+		if (err < 0)
+			warn(s, "cannot read '%s' (mapped at 0x%" PRIx64 "): %s; its code cannot be decoded",
+			     m->m.filename, m->m.addr, reason(err));
+	}
+	return 0;
+}
+
+/* The span of perf times of the side-band records. */
+static void perf_span(const struct jifl_perf_reader *r, uint64_t *lo, uint64_t *hi)
+{
+	const struct jifl_perf_task *t;
+	size_t i;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (i = 0; (t = jifl_perf_reader_task(r, i)); i++) {
+		if (!t->time)
+			continue;
+		if (t->time < *lo)
+			*lo = t->time;
+		if (t->time > *hi)
+			*hi = t->time;
+	}
+}
+
+/*
+ * Read the FlowJIT file into the JIT image. Its snapshots must belong to
+ * the trace: a traced pid, and a time inside the trace's.
+ */
+static int load_flowjit(struct jifl_session *s, const char *path, char *msg, size_t len)
+{
+	const struct jifl_tsc_conv *tc = &jifl_perf_reader_info(s->perf)->tc;
+	uint64_t lo, hi, t, execs = 0, matched = 0;
+	struct jifl_jit_image_stats st;
+	struct jifl_fjreader *r;
+	struct flowjit_event ev;
+	const void *page;
+	int ret;
+
+	ret = jifl_fjreader_open(&r, path);
+	if (ret) {
+		say(msg, len, "--flowjit: cannot read '%s': %s", path, reason(ret));
+		return ret;
+	}
+	ret = jifl_jit_image_new(&s->jit);
+	perf_span(s->perf, &lo, &hi);
+	while (!ret && (ret = jifl_fjreader_next(r, &ev, &page)) > 0) {
+		ret = jifl_jit_image_add_event(s->jit, &ev, page);
+		if (ev.type != FLOWJIT_EV_EXEC)
+			continue;
+		execs++;
+		t = jifl_tsc_conv_to_time(tc, ev.tsc);
+		matched += find_proc(s, ev.pid) && t + TIME_SLACK_NS >= lo &&
+			   t <= hi + TIME_SLACK_NS;
+	}
+	if (ret < 0) {
+		say(msg, len, "--flowjit: '%s': %s at offset %" PRIu64, path, reason(ret),
+		    jifl_fjreader_offset(r));
+	} else if (execs && !matched) {
+		ret = -jifl_err_mismatch;
+		say(msg, len, "--flowjit: '%s' is not from the run of the trace: none of its %"
+		    PRIu64 " code snapshots is of a traced process at a traced time",
+		    path, execs);
+	} else if (execs != matched) {
+		warn(s, "--flowjit: %" PRIu64 " of %" PRIu64
+		     " code snapshots are of processes or times outside the trace",
+		     execs - matched, execs);
+	}
+	jifl_fjreader_close(r);
+	if (ret < 0)
+		return ret;
+	jifl_jit_image_stats(s->jit, &st);
+	if (st.lost)
+		warn(s, "--flowjit: the kernel dropped %" PRIu64
+		     " records: JIT code may decode wrongly or not at all", st.lost);
+	return 0;
+}
+
+static int session_new(struct jifl_session **sp)
+{
+	struct jifl_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -jifl_err_nomem;
+	s->isc = pt_iscache_alloc(NULL);
+	if (!s->isc) {
+		free(s);
+		return -jifl_err_nomem;
+	}
+	*sp = s;
+	return 0;
+}
+
+int jifl_session_open(struct jifl_session **sp, const char *perf_path,
+		      const char *fj_path, char *msg, size_t len)
+{
+	struct jifl_session *s;
+	uint64_t off = 0;
+	int err;
+
+	err = session_new(&s);
+	if (err) {
+		say(msg, len, "%s", jifl_strerror(err));
+		return err;
+	}
+	err = jifl_perf_reader_open(&s->perf, perf_path, &off);
+	if (err == -jifl_err_nosupp)
+		say(msg, len, "'%s': no Intel PT trace in it (no intel_pt AUXTRACE_INFO)",
+		    perf_path);
+	else if (err == -jifl_err_format || err == -jifl_err_truncated)
+		say(msg, len, "'%s': %s at offset %" PRIu64, perf_path, reason(err), off);
+	else if (err)
+		say(msg, len, "cannot read '%s': %s", perf_path, reason(err));
+	if (!err && !jifl_perf_reader_nr_queues(s->perf)) {
+		err = -jifl_err_format;
+		say(msg, len, "'%s': the trace is empty (no AUXTRACE data)", perf_path);
+	}
+	/* Processes first: the FlowJIT check looks for traced pids. */
+	if (!err) {
+		err = make_procs(s);
+		if (err)
+			say(msg, len, "%s", jifl_strerror(err));
+	}
+	if (!err && fj_path)
+		err = load_flowjit(s, fj_path, msg, len);
+	if (err) {
+		jifl_session_close(s);
+		return err;
+	}
+	*sp = s;
+	return 0;
+}
+
+int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
+			  char *msg, size_t len)
+{
+	struct jifl_session *s = NULL;
+	struct jifl_process *p;
+	struct stat st;
+	FILE *f;
+	int err;
+
+	err = session_new(&s);
+	if (!err)
+		err = new_proc(s, 0, &p);
+	if (err) {
+		say(msg, len, "%s", jifl_strerror(err));
+		jifl_session_close(s);
+		return err;
+	}
+	f = fopen(pt_path, "re");
+	if (!f || fstat(fileno(f), &st) || !(s->raw_pt = malloc(st.st_size + 1)) ||
+	    fread(s->raw_pt, 1, st.st_size, f) != (size_t)st.st_size) {
+		err = -jifl_err_io;
+		say(msg, len, "--pt: cannot read '%s': %s", pt_path, strerror(errno));
+	} else if (!st.st_size) {
+		err = -jifl_err_format;
+		say(msg, len, "--pt: '%s': the trace is empty", pt_path);
+	}
+	if (f)
+		fclose(f);
+	if (err) {
+		jifl_session_close(s);
+		return err;
+	}
+	s->raw_size = st.st_size;
+	*sp = s;
+	return 0;
+}
+
+int jifl_session_add_elf(struct jifl_session *s, const char *path, uint64_t base,
+			 char *msg, size_t len)
+{
+	struct jifl_process *p = s->procs[0];
+	int fd, err = -jifl_err_format, added = 0;
+	size_t n, i;
+	GElf_Phdr ph;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		say(msg, len, "--elf: cannot open '%s': %s", path, strerror(errno));
+		return -jifl_err_io;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		err = 0;
+		for (i = 0; i < n && !err; i++) {
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+			    !(ph.p_flags & PF_X) || !ph.p_filesz)
+				continue;
+			err = jifl_process_add_file(p, s->isc, path, ph.p_offset,
+						    ph.p_filesz, ph.p_vaddr + base);
+			added++;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (!err && !added)
+		err = -jifl_err_format;
+	if (err)
+		say(msg, len, "--elf: '%s': %s", path,
+		    err == -jifl_err_format ? "not an ELF file with executable segments" :
+		    reason(err));
+	return err;
+}
+
+int jifl_session_add_raw(struct jifl_session *s, const char *path, uint64_t base,
+			 char *msg, size_t len)
+{
+	struct stat st;
+	int err;
+
+	if (stat(path, &st)) {
+		say(msg, len, "--raw: cannot open '%s': %s", path, strerror(errno));
+		return -jifl_err_io;
+	}
+	err = jifl_process_add_file(s->procs[0], s->isc, path, 0, st.st_size, base);
+	if (err)
+		say(msg, len, "--raw: '%s': %s", path, reason(err));
+	return err;
+}
+
+size_t jifl_session_nr_warnings(const struct jifl_session *s)
+{
+	return s->nr_warnings;
+}
+
+const char *jifl_session_warning(const struct jifl_session *s, size_t i)
+{
+	return i < s->nr_warnings ? s->warnings[i] : NULL;
+}
+
+size_t jifl_session_trace_size(const struct jifl_session *s)
+{
+	const struct jifl_perf_queue *q;
+	size_t i, n = s->raw_size;
+
+	for (i = 0; s->perf && (q = jifl_perf_reader_queue(s->perf, i)); i++)
+		n += q->size;
+	return n;
+}
+
+int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_ops *ops,
+			void (*new_thread)(void *ctx), void *ctx)
+{
+	const struct jifl_perf_queue *q;
+	size_t i;
+	int err;
+
+	if (!s->perf) {
+		new_thread(ctx);
+		return jifl_decode_buffer(s->raw_pt, s->raw_size, s->procs[0], ops, ctx);
+	}
+	for (i = 0; (q = jifl_perf_reader_queue(s->perf, i)); i++) {
+		new_thread(ctx);
+		err = jifl_decode_queue(q, find_proc(s, q->pid),
+					&jifl_perf_reader_info(s->perf)->tc, ops, ctx);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void jifl_session_close(struct jifl_session *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_procs; i++)
+		jifl_process_free(s->procs[i]);
+	free(s->procs);
+	pt_iscache_free(s->isc);
+	jifl_jit_image_free(s->jit);
+	jifl_perf_reader_close(s->perf);
+	while (s->nr_warnings)
+		free(s->warnings[--s->nr_warnings]);
+	free(s->warnings);
+	free(s->raw_pt);
+	free(s);
+}

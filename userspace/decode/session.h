@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A decoding session: the perf.data trace, the FlowJIT data of the same
+ * run (optional), one process image per traced process, decoded thread
+ * by thread. Nothing here prints: problems come back as text.
+ */
+#ifndef JIFL_DECODE_SESSION_H
+#define JIFL_DECODE_SESSION_H
+
+#include <stddef.h>
+
+#include "decoder.h"
+
+struct jifl_session;
+
+/*
+ * Open @perf_path and, unless NULL, @fj_path; check that they belong to
+ * the same run. Returns 0, or a negative jifl_error_code with a message
+ * in @msg (it names the file and, for format errors, the offset).
+ */
+int jifl_session_open(struct jifl_session **sp, const char *perf_path,
+		      const char *fj_path, char *msg, size_t len);
+
+/* Raw mode: a PT file without perf.data, memory from files given later. */
+int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
+			  char *msg, size_t len);
+
+/*
+ * Raw mode memory: an ELF file's loadable segments at their link address
+ * plus @base, or a plain file's bytes at @base.
+ */
+int jifl_session_add_elf(struct jifl_session *s, const char *path, uint64_t base,
+			 char *msg, size_t len);
+int jifl_session_add_raw(struct jifl_session *s, const char *path, uint64_t base,
+			 char *msg, size_t len);
+
+/* Warnings found while opening (missing binaries, lost FlowJIT records). */
+size_t jifl_session_nr_warnings(const struct jifl_session *s);
+const char *jifl_session_warning(const struct jifl_session *s, size_t i);
+
+/* Decode every thread's trace in turn; @new_thread is called before each. */
+int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_ops *ops,
+			void (*new_thread)(void *ctx), void *ctx);
+
+/* Bytes of trace data in the session. */
+size_t jifl_session_trace_size(const struct jifl_session *s);
+
+void jifl_session_close(struct jifl_session *s);
+
+#endif /* JIFL_DECODE_SESSION_H */

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data reader. The file is mapped read-only; records are checked
+ * one by one against the data section and the file size, and the
+ * records a decoder needs are copied out (names point into the map).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "errcode.h"
+#include "perf_reader.h"
+
+struct aux_buffer {
+	uint32_t idx, tid, cpu;
+	uint64_t offset;		/* in the queue's stream */
+	const uint8_t *data;
+	uint64_t size;
+};
+
+struct jifl_perf_reader {
+	const uint8_t *map;
+	size_t map_size;
+	uint64_t sample_type;
+	int sample_id_all;
+	int have_auxtrace_info;
+	struct jifl_perf_info info;
+	struct jifl_perf_map *maps;
+	size_t nr_maps;
+	struct jifl_perf_task *tasks;
+	size_t nr_tasks;
+	struct aux_buffer *bufs;
+	size_t nr_bufs;
+	struct jifl_perf_queue *queues;
+	size_t nr_queues;
+	uint64_t bad_offset;
+};
+
+/* Append one element of @size to a growing array. */
+static void *array_push(void *pv, size_t *nr, size_t size)
+{
+	void **p = pv;
+	size_t n = *nr;
+	void *v;
+
+	/* Capacity: 16, then doubled each time it is full. */
+	if (!n || (n >= 16 && !(n & (n - 1)))) {
+		v = realloc(*p, (n ? 2 * n : 16) * size);
+		if (!v)
+			return NULL;
+		*p = v;
+	}
+	(*nr)++;
+	v = (uint8_t *)*p + n * size;
+	memset(v, 0, size);
+	return v;
+}
+
+static int bad(struct jifl_perf_reader *r, uint64_t offset, int err)
+{
+	r->bad_offset = offset;
+	return err;
+}
+
+/* The size of the sample_id_all trailer, and the offset of time from its end. */
+static size_t sample_id_size(uint64_t type, size_t *time_from_end)
+{
+	static const uint64_t after_time[] = {
+		PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+		PERF_SAMPLE_IDENTIFIER,
+	};
+	size_t size = 0, i;
+
+	*time_from_end = 0;
+	for (i = 0; i < sizeof(after_time) / sizeof(after_time[0]); i++)
+		if (type & after_time[i])
+			size += 8;
+	if (type & PERF_SAMPLE_TIME) {
+		size += 8;
+		*time_from_end = size;
+	}
+	if (type & PERF_SAMPLE_TID)
+		size += 8;
+	return size;
+}
+
+/* Perf time of a kernel side-band record (0 when it carries none). */
+static uint64_t record_time(const struct jifl_perf_reader *r,
+			    const struct perf_event_header *h, size_t *body)
+{
+	size_t from_end, trailer = sample_id_size(r->sample_type, &from_end);
+	uint64_t t = 0;
+
+	*body = h->size;
+	if (!r->sample_id_all || h->size < sizeof(*h) + trailer)
+		return 0;
+	*body = h->size - trailer;
+	if (from_end)
+		memcpy(&t, (const uint8_t *)h + h->size - from_end, sizeof(t));
+	return t;
+}
+
+static int read_attrs(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h)
+{
+	struct perf_event_attr attr;
+	uint64_t n, i, off;
+
+	if (h->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct jifl_perf_section) ||
+	    h->attr_size > 4096 || !h->attrs.size || h->attrs.size % h->attr_size)
+		return bad(r, offsetof(struct jifl_perf_file_header, attr_size),
+			   -jifl_err_format);
+	if (h->attrs.offset > r->map_size || h->attrs.size > r->map_size - h->attrs.offset)
+		return bad(r, h->attrs.offset, -jifl_err_truncated);
+	n = h->attrs.size / h->attr_size;
+	for (i = 0; i < n; i++) {
+		off = h->attrs.offset + i * h->attr_size;
+		memset(&attr, 0, sizeof(attr));
+		memcpy(&attr, r->map + off,
+		       h->attr_size - sizeof(struct jifl_perf_section) < sizeof(attr) ?
+		       h->attr_size - sizeof(struct jifl_perf_section) : sizeof(attr));
+		/* One layout of sample ids for all events, as perf requires. */
+		if (i && (attr.sample_type != r->sample_type ||
+			  attr.sample_id_all != (unsigned int)r->sample_id_all))
+			return bad(r, off, -jifl_err_format);
+		r->sample_type = attr.sample_type;
+		r->sample_id_all = attr.sample_id_all;
+		if (attr.type > PERF_TYPE_BREAKPOINT)
+			r->info.pt_config = attr.config;
+	}
+	return 0;
+}
+
+static int read_mmap2(struct jifl_perf_reader *r, const struct perf_event_header *h,
+		      uint64_t off)
+{
+	const struct jifl_perf_mmap2_event *e = (const void *)h;
+	struct jifl_perf_map *m;
+	size_t body;
+	uint64_t t = record_time(r, h, &body);
+
+	if (body <= sizeof(*e) || !memchr(e->filename, 0, body - sizeof(*e)))
+		return bad(r, off, -jifl_err_format);
+	m = array_push(&r->maps, &r->nr_maps, sizeof(*m));
+	if (!m)
+		return -jifl_err_nomem;
+	m->m.pid = e->pid;
+	m->m.tid = e->tid;
+	m->m.addr = e->addr;
+	m->m.len = e->len;
+	m->m.pgoff = e->pgoff;
+	m->m.maj = e->maj;
+	m->m.min = e->min;
+	m->m.ino = e->ino;
+	m->m.prot = e->prot;
+	m->m.flags = e->flags;
+	m->m.filename = e->filename;
+	m->time = t;
+	return 0;
+}
+
+static int read_task(struct jifl_perf_reader *r, const struct perf_event_header *h,
+		     uint64_t off)
+{
+	struct jifl_perf_task *t;
+	size_t body;
+	uint64_t time = record_time(r, h, &body);
+
+	t = array_push(&r->tasks, &r->nr_tasks, sizeof(*t));
+	if (!t)
+		return -jifl_err_nomem;
+	t->type = h->type;
+	t->time = time;
+	if (h->type == PERF_RECORD_COMM) {
+		const struct jifl_perf_comm_event *e = (const void *)h;
+
+		if (body <= sizeof(*e) || !memchr(e->comm, 0, body - sizeof(*e)))
+			return bad(r, off, -jifl_err_format);
+		t->pid = e->pid;
+		t->tid = e->tid;
+		t->comm = e->comm;
+		t->exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
+	} else if (h->type == PERF_RECORD_ITRACE_START) {
+		const struct jifl_perf_itrace_start_event *e = (const void *)h;
+
+		if (body < sizeof(*e))
+			return bad(r, off, -jifl_err_format);
+		t->pid = e->pid;
+		t->tid = e->tid;
+	} else {
+		const struct jifl_perf_task_event *e = (const void *)h;
+
+		if (body < sizeof(*e))
+			return bad(r, off, -jifl_err_format);
+		t->pid = e->pid;
+		t->tid = e->tid;
+		t->time = e->time;
+	}
+	return 0;
+}
+
+static int read_auxtrace_info(struct jifl_perf_reader *r,
+			      const struct perf_event_header *h, uint64_t off)
+{
+	const struct jifl_perf_auxtrace_info *e = (const void *)h;
+	size_t need = offsetof(struct jifl_perf_auxtrace_info, priv) +
+		      (JIFL_INTEL_PT_TIME_ZERO + 1) * sizeof(uint64_t);
+
+	if (h->size < need || e->type != JIFL_PERF_AUXTRACE_INTEL_PT)
+		return bad(r, off, h->size < need ? -jifl_err_format : -jifl_err_nosupp);
+	r->have_auxtrace_info = 1;
+	r->info.pt_pmu_type = e->priv[JIFL_INTEL_PT_PMU_TYPE];
+	if (!r->info.have_time_conv) {
+		r->info.tc.time_shift = e->priv[JIFL_INTEL_PT_TIME_SHIFT];
+		r->info.tc.time_mult = e->priv[JIFL_INTEL_PT_TIME_MULT];
+		r->info.tc.time_zero = e->priv[JIFL_INTEL_PT_TIME_ZERO];
+		r->info.have_time_conv = 1;
+	}
+	return 0;
+}
+
+static int read_time_conv(struct jifl_perf_reader *r,
+			  const struct perf_event_header *h, uint64_t off)
+{
+	const struct jifl_perf_time_conv *e = (const void *)h;
+
+	if (h->size < offsetof(struct jifl_perf_time_conv, time_cycles))
+		return bad(r, off, -jifl_err_format);
+	r->info.tc.time_shift = e->time_shift;
+	r->info.tc.time_mult = e->time_mult;
+	r->info.tc.time_zero = e->time_zero;
+	r->info.have_time_conv = 1;
+	return 0;
+}
+
+/* Returns the bytes of trace data that follow the record, or an error. */
+static int64_t read_auxtrace(struct jifl_perf_reader *r,
+			     const struct perf_event_header *h, uint64_t off,
+			     uint64_t end)
+{
+	const struct jifl_perf_auxtrace *e = (const void *)h;
+	struct aux_buffer *b;
+
+	if (h->size < sizeof(*e))
+		return bad(r, off, -jifl_err_format);
+	if (e->size > end - off - h->size)
+		return bad(r, off, end < r->map_size ? -jifl_err_format : -jifl_err_truncated);
+	b = array_push(&r->bufs, &r->nr_bufs, sizeof(*b));
+	if (!b)
+		return -jifl_err_nomem;
+	b->idx = e->idx;
+	b->tid = e->tid;
+	b->cpu = e->cpu;
+	b->offset = e->offset;
+	b->data = (const uint8_t *)h + h->size;
+	b->size = e->size;
+	return e->size;
+}
+
+static int read_record(struct jifl_perf_reader *r, const struct perf_event_header *h,
+		       uint64_t off)
+{
+	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+		return read_mmap2(r, h, off);
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_ITRACE_START:
+		return read_task(r, h, off);
+	case JIFL_PERF_RECORD_AUXTRACE_INFO:
+		return read_auxtrace_info(r, h, off);
+	case JIFL_PERF_RECORD_TIME_CONV:
+		return read_time_conv(r, h, off);
+	}
+	/* Other records (samples, rounds, lost, ...) carry nothing we use. */
+	return 0;
+}
+
+static int read_data(struct jifl_perf_reader *r, const struct jifl_perf_file_header *fh)
+{
+	const struct perf_event_header *h;
+	uint64_t off = fh->data.offset, end;
+	int64_t extra;
+	int err;
+
+	if (off > r->map_size)
+		return bad(r, off, -jifl_err_truncated);
+	/* perf leaves data.size zero when it did not finish the file. */
+	if (fh->data.size > r->map_size - off)
+		return bad(r, r->map_size, -jifl_err_truncated);
+	end = off + fh->data.size;
+	while (off < end) {
+		if (end - off < sizeof(*h))
+			return bad(r, off, -jifl_err_format);
+		h = (const void *)(r->map + off);
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > end - off)
+			return bad(r, off, -jifl_err_format);
+		if (h->type == JIFL_PERF_RECORD_AUXTRACE) {
+			extra = read_auxtrace(r, h, off, end);
+			if (extra < 0)
+				return extra;
+		} else {
+			extra = 0;
+			err = read_record(r, h, off);
+			if (err)
+				return err;
+		}
+		off += h->size + extra;
+	}
+	return 0;
+}
+
+static int buf_cmp(const void *a, const void *b)
+{
+	const struct aux_buffer *x = a, *y = b;
+
+	if (x->idx != y->idx)
+		return x->idx < y->idx ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static uint32_t tid_pid(const struct jifl_perf_reader *r, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_tasks; i++)
+		if (r->tasks[i].tid == tid)
+			return r->tasks[i].pid;
+	return tid;
+}
+
+/* Join each queue's buffers into one stream, in offset order. */
+static int make_queues(struct jifl_perf_reader *r)
+{
+	struct jifl_perf_queue *q = NULL;
+	uint8_t *data;
+	size_t i;
+
+	qsort(r->bufs, r->nr_bufs, sizeof(*r->bufs), buf_cmp);
+	for (i = 0; i < r->nr_bufs; i++) {
+		const struct aux_buffer *b = &r->bufs[i];
+
+		if (!q || q->idx != b->idx) {
+			q = array_push(&r->queues, &r->nr_queues, sizeof(*q));
+			if (!q)
+				return -jifl_err_nomem;
+			q->idx = b->idx;
+			q->tid = b->tid;
+			q->pid = tid_pid(r, b->tid);
+			q->cpu = b->cpu;
+		} else if (b->offset != r->bufs[i - 1].offset + r->bufs[i - 1].size) {
+			q->gaps++;
+		}
+		if (b->size > SIZE_MAX - q->size)
+			return -jifl_err_nomem;
+		data = realloc((void *)q->data, q->size + b->size);
+		if (!data && q->size + b->size)
+			return -jifl_err_nomem;
+		memcpy(data + q->size, b->data, b->size);
+		q->data = data;
+		q->size += b->size;
+		q->nr_buffers++;
+	}
+	return 0;
+}
+
+static int read_file(struct jifl_perf_reader *r)
+{
+	const struct jifl_perf_file_header *h = (const void *)r->map;
+	int err;
+
+	if (r->map_size < sizeof(h->magic) || h->magic != JIFL_PERF_MAGIC)
+		return bad(r, 0, __builtin_bswap64(JIFL_PERF_MAGIC) == h->magic ?
+			   -jifl_err_nosupp : -jifl_err_format);
+	if (r->map_size < sizeof(*h))
+		return bad(r, 0, -jifl_err_truncated);
+	if (h->size != sizeof(*h))
+		return bad(r, offsetof(struct jifl_perf_file_header, size), -jifl_err_format);
+	err = read_attrs(r, h);
+	if (!err)
+		err = read_data(r, h);
+	if (err)
+		return err;
+	if (!r->have_auxtrace_info)
+		return bad(r, h->data.offset, -jifl_err_nosupp);
+	return make_queues(r);
+}
+
+int jifl_perf_reader_open(struct jifl_perf_reader **rp, const char *path,
+			  uint64_t *bad_offset)
+{
+	struct jifl_perf_reader *r;
+	struct stat st;
+	int fd, err, saved;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -jifl_err_nomem;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = -jifl_err_io;
+		goto out;
+	}
+	r->map_size = st.st_size;
+	if (!r->map_size) {
+		err = bad(r, 0, -jifl_err_truncated);
+		goto out;
+	}
+	r->map = mmap(NULL, r->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (r->map == MAP_FAILED) {
+		r->map = NULL;
+		err = -jifl_err_io;
+		goto out;
+	}
+	err = read_file(r);
+out:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		if (bad_offset)
+			*bad_offset = r->bad_offset;
+		jifl_perf_reader_close(r);
+		errno = saved;
+		return err;
+	}
+	*rp = r;
+	return 0;
+}
+
+const struct jifl_perf_info *jifl_perf_reader_info(const struct jifl_perf_reader *r)
+{
+	return &r->info;
+}
+
+size_t jifl_perf_reader_nr_maps(const struct jifl_perf_reader *r)
+{
+	return r->nr_maps;
+}
+
+const struct jifl_perf_map *jifl_perf_reader_map(const struct jifl_perf_reader *r,
+						 size_t i)
+{
+	return i < r->nr_maps ? &r->maps[i] : NULL;
+}
+
+size_t jifl_perf_reader_nr_tasks(const struct jifl_perf_reader *r)
+{
+	return r->nr_tasks;
+}
+
+const struct jifl_perf_task *jifl_perf_reader_task(const struct jifl_perf_reader *r,
+						   size_t i)
+{
+	return i < r->nr_tasks ? &r->tasks[i] : NULL;
+}
+
+size_t jifl_perf_reader_nr_queues(const struct jifl_perf_reader *r)
+{
+	return r->nr_queues;
+}
+
+const struct jifl_perf_queue *jifl_perf_reader_queue(const struct jifl_perf_reader *r,
+						     size_t i)
+{
+	return i < r->nr_queues ? &r->queues[i] : NULL;
+}
+
+const char *jifl_perf_reader_comm(const struct jifl_perf_reader *r, uint32_t tid,
+				  uint64_t time)
+{
+	const char *name = "";
+	size_t i;
+
+	for (i = 0; i < r->nr_tasks; i++) {
+		const struct jifl_perf_task *t = &r->tasks[i];
+
+		if (t->type != PERF_RECORD_COMM || t->tid != tid)
+			continue;
+		if (!*name || t->time <= time)
+			name = t->comm;
+	}
+	return name;
+}
+
+void jifl_perf_reader_close(struct jifl_perf_reader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nr_queues; i++)
+		free((void *)r->queues[i].data);
+	free(r->queues);
+	free(r->bufs);
+	free(r->tasks);
+	free(r->maps);
+	if (r->map)
+		munmap((void *)r->map, r->map_size);
+	free(r);
+}

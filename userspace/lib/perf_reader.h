@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Read a perf.data file of an Intel PT session ("perf record -e
+ * intel_pt//u", or jifl-swtrace): the header and attributes, the side-band
+ * records a decoder needs (MMAP2, COMM, FORK/EXIT, ITRACE_START,
+ * AUXTRACE_INFO, TIME_CONV) and the trace itself, gathered into one
+ * buffer per AUXTRACE queue (per thread in per-thread mode).
+ *
+ * Every size and offset is checked against the file: a truncated or
+ * corrupted file gives an error and a byte offset, never a bad read.
+ */
+#ifndef JIFL_PERF_READER_H
+#define JIFL_PERF_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf_data.h"
+#include "tsc_conv.h"
+
+struct jifl_perf_reader;
+
+/* What the session's AUXTRACE_INFO and TIME_CONV records say. */
+struct jifl_perf_info {
+	uint64_t pt_config;		/* intel_pt attr.config */
+	uint32_t pt_pmu_type;
+	struct jifl_tsc_conv tc;	/* TSC -> perf time */
+	int have_time_conv;
+};
+
+/* A side-band record, with its time (perf time, ns; 0 if none). */
+struct jifl_perf_map {
+	struct jifl_perf_mmap2 m;	/* filename points into the file */
+	uint64_t time;
+};
+
+struct jifl_perf_task {
+	uint32_t type;			/* PERF_RECORD_COMM, _FORK, _EXIT, _ITRACE_START */
+	uint32_t pid, tid;
+	const char *comm;		/* PERF_RECORD_COMM only */
+	int exec;			/* COMM of an execve */
+	uint64_t time;
+};
+
+/* One AUXTRACE queue: its buffers joined in offset order. */
+struct jifl_perf_queue {
+	uint32_t idx;
+	uint32_t pid, tid;		/* tid of its AUXTRACE records; pid from side-band */
+	uint32_t cpu;
+	const uint8_t *data;
+	size_t size;
+	uint32_t nr_buffers;
+	uint32_t gaps;			/* buffers that did not follow the previous one */
+};
+
+/*
+ * Open and read @path. Returns 0 and the reader in @rp, or a negative
+ * jifl_error_code: -jifl_err_io (errno says why), -jifl_err_format (not a
+ * perf.data file, or a record that makes no sense),
+ * -jifl_err_truncated, -jifl_err_nosupp (no Intel PT trace in it),
+ * -jifl_err_nomem. On -jifl_err_format and -jifl_err_truncated,
+ * @bad_offset (if not NULL) is set to the file offset of the bad part.
+ */
+int jifl_perf_reader_open(struct jifl_perf_reader **rp, const char *path,
+			  uint64_t *bad_offset);
+
+const struct jifl_perf_info *jifl_perf_reader_info(const struct jifl_perf_reader *r);
+
+size_t jifl_perf_reader_nr_maps(const struct jifl_perf_reader *r);
+const struct jifl_perf_map *jifl_perf_reader_map(const struct jifl_perf_reader *r,
+						 size_t i);
+
+size_t jifl_perf_reader_nr_tasks(const struct jifl_perf_reader *r);
+const struct jifl_perf_task *jifl_perf_reader_task(const struct jifl_perf_reader *r,
+						   size_t i);
+
+size_t jifl_perf_reader_nr_queues(const struct jifl_perf_reader *r);
+const struct jifl_perf_queue *jifl_perf_reader_queue(const struct jifl_perf_reader *r,
+						     size_t i);
+
+/* The command name of thread @tid at perf time @time ("" if unknown). */
+const char *jifl_perf_reader_comm(const struct jifl_perf_reader *r, uint32_t tid,
+				  uint64_t time);
+
+void jifl_perf_reader_close(struct jifl_perf_reader *r);
+
+#endif /* JIFL_PERF_READER_H */
