@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jifl-decode end to end: record the swtrace test programs, decode them,
+ * and check that the decoded instruction addresses are exactly the
+ * ground truth, thread by thread, and the same as "perf script
+ * --itrace=i1i" where perf decodes without error. Bad input must give a
+ * clear message and a non-zero status, never a crash. The versioned JIT
+ * image is checked table-driven.
+ *
+ * JIFL_DECODE in the environment names another build to test (the SAN=1
+ * one: build/bin-san/jifl-decode).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "cmd.h"
+#include "swtrace_truth.h"
+#include "errcode.h"
+#include "fjwriter.h"
+#include "jit_image.h"
+#include "perf_writer.h"
+
+#define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
+#define PROGS	JIFL_TOP "/build/tests/progs/"
+
+static const char *decoder(void)
+{
+	const char *d = getenv("JIFL_DECODE");
+
+	return d ? d : JIFL_TOP "/build/bin/jifl-decode";
+}
+
+static int step_cmp(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Run @cmd and read "TID IP" from the columns @tid_col and @tid_col + 1
+ * of its lines; lines with @error_mark are counted as errors. Returns
+ * the command's exit status.
+ */
+static int read_ips(const char *cmd, int tid_col, const char *error_mark,
+		    struct ipseq *s, long *errors)
+{
+	char line[1024], *p, *tok;
+	unsigned long tid;
+	uint64_t ip;
+	int col, st;
+	FILE *f = popen(cmd, "r");
+
+	if (!f)
+		return -1;
+	*errors = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, error_mark)) {
+			(*errors)++;
+			continue;
+		}
+		tok = strtok_r(line, " \t\n", &p);
+		for (col = 0; tok && col < tid_col; col++)
+			tok = strtok_r(NULL, " \t\n", &p);
+		if (!tok)
+			continue;
+		tid = strtoul(tok, &tok, 10);
+		if (*tok)
+			continue;
+		tok = strtok_r(NULL, " \t\n", &p);
+		if (!tok)
+			continue;
+		ip = strtoull(tok, &tok, 16);
+		if (*tok || ipseq_push(s, tid, ip))
+			continue;
+	}
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+FIXTURE(decode) {
+	char dir[64];
+	char data[128];
+	char truth[128];
+	char out[8192];
+	struct ipseq want, got, perf;
+};
+
+FIXTURE_SETUP(decode)
+{
+	strcpy(self->dir, "/tmp/jifl-decode-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
+	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
+	memset(&self->want, 0, sizeof(self->want));
+	memset(&self->got, 0, sizeof(self->got));
+	memset(&self->perf, 0, sizeof(self->perf));
+}
+
+FIXTURE_TEARDOWN(decode)
+{
+	char out[256];
+
+	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
+	free(self->want.v);
+	free(self->got.v);
+	free(self->perf.v);
+}
+
+static int record(FIXTURE_DATA(decode) *self, const char *cmd)
+{
+	return cmd_run(self->out, sizeof(self->out), "%s -q -o %s --truth %s -- %s",
+		       SWTRACE, self->data, self->truth, cmd);
+}
+
+/* Decode self->data; returns jifl-decode's status, IPs in self->got. */
+static int decode(FIXTURE_DATA(decode) *self, const char *opts, long *errors)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s -i %s --insn %s", decoder(), self->data, opts);
+	return read_ips(cmd, 1, " error: ", &self->got, errors);
+}
+
+/* Index of the first difference of @a and @b (sorted by thread). */
+static size_t first_diff(const struct ipseq *a, const struct ipseq *b)
+{
+	size_t i;
+
+	for (i = 0; i < a->n && i < b->n; i++)
+		if (a->v[i].tid != b->v[i].tid || a->v[i].ip != b->v[i].ip)
+			break;
+	return i;
+}
+
+/* Record @cmd; jifl-decode must give the truth, and what perf gives. */
+static void check_prog(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(decode) *self, const char *cmd, int status)
+{
+	char pcmd[512];
+	long errors, perf_errors;
+	size_t i;
+
+	ASSERT_EQ(status, record(self, cmd)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	ASSERT_GT(self->want.n, 1000);
+	EXPECT_EQ(0, decode(self, "", &errors));
+	EXPECT_EQ(0, errors);
+	qsort(self->want.v, self->want.n, sizeof(*self->want.v), step_cmp);
+	qsort(self->got.v, self->got.n, sizeof(*self->got.v), step_cmp);
+	i = first_diff(&self->want, &self->got);
+	EXPECT_EQ(self->want.n, self->got.n);
+	ASSERT_EQ(self->want.n, i) TH_LOG("first difference from the truth at %zu of %zu",
+					  i, self->want.n);
+
+	snprintf(pcmd, sizeof(pcmd), "perf script -i %s --itrace=i1ie -F tid,ip 2>&1",
+		 self->data);
+	ASSERT_EQ(0, read_ips(pcmd, 0, "instruction trace error", &self->perf,
+			      &perf_errors));
+	if (perf_errors) {
+		TH_LOG("perf: %ld decode errors; not compared", perf_errors);
+		return;
+	}
+	qsort(self->perf.v, self->perf.n, sizeof(*self->perf.v), step_cmp);
+	i = first_diff(&self->perf, &self->got);
+	ASSERT_EQ(self->perf.n, self->got.n);
+	ASSERT_EQ(self->perf.n, i) TH_LOG("first difference from perf at %zu", i);
+}
+
+TEST_F(decode, flow_dynamic) { check_prog(_metadata, self, PROGS "swt_flow 10", 0); }
+TEST_F(decode, flow_static) { check_prog(_metadata, self, PROGS "swt_flow-static 10", 0); }
+TEST_F(decode, syscalls_dynamic) { check_prog(_metadata, self, PROGS "swt_sys", 0); }
+TEST_F(decode, syscalls_static) { check_prog(_metadata, self, PROGS "swt_sys-static", 0); }
+TEST_F(decode, signals_dynamic) { check_prog(_metadata, self, PROGS "swt_sig", 0); }
+TEST_F(decode, signals_static) { check_prog(_metadata, self, PROGS "swt_sig-static", 0); }
+TEST_F(decode, threads_dynamic) { check_prog(_metadata, self, PROGS "swt_thread", 0); }
+TEST_F(decode, threads_static) { check_prog(_metadata, self, PROGS "swt_thread-static", 0); }
+TEST_F(decode, crash) { check_prog(_metadata, self, PROGS "swt_crash", 128 + 11); }
+TEST_F(decode, exec) { check_prog(_metadata, self, "env " PROGS "swt_flow-static 5", 0); }
+
+/* Without FlowJIT data, JIT code is missing: errors, reported, exit 1. */
+TEST_F(decode, jit_without_flowjit_reports_errors)
+{
+	char cmd[512];
+
+	ASSERT_EQ(0, record(self, PROGS "swt_jit")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	snprintf(cmd, sizeof(cmd), "%s -i %s --stats", decoder(), self->data);
+	ASSERT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s", cmd));
+	ASSERT_NE(NULL, strstr(self->out, "no memory mapped at this address"))
+		TH_LOG("%s", self->out);
+	ASSERT_NE(NULL, strstr(self->out, "decode errors"));
+	TH_LOG("%s", self->out);
+}
+
+/* A copy of a program, deleted after the recording: named as missing. */
+TEST_F(decode, missing_binary)
+{
+	char prog[128], cmd[256];
+	long errors;
+
+	snprintf(prog, sizeof(prog), "%s/prog", self->dir);
+	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cp %s %s",
+			     PROGS "swt_flow-static", prog));
+	snprintf(cmd, sizeof(cmd), "%s 5", prog);
+	ASSERT_EQ(0, record(self, cmd)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, unlink(prog));
+	ASSERT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats",
+			     decoder(), self->data));
+	ASSERT_NE(NULL, strstr(self->out, "cannot read '"));
+	ASSERT_NE(NULL, strstr(self->out, "/prog' (mapped at 0x"));
+	ASSERT_NE(NULL, strstr(self->out, "No such file"));
+	EXPECT_EQ(1, decode(self, "", &errors));
+	EXPECT_GT(errors, 0);
+}
+
+/* @bytes bytes of self->data only (or all but -@bytes). */
+static void truncate_data(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(decode) *self, long bytes)
+{
+	long size;
+	FILE *f = fopen(self->data, "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, fseek(f, 0, SEEK_END));
+	size = ftell(f);
+	fclose(f);
+	ASSERT_EQ(0, truncate(self->data, bytes < 0 ? size + bytes : bytes));
+}
+
+static void expect_refused(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(decode) *self, const char *opts,
+			   const char *message)
+{
+	int st = cmd_run(self->out, sizeof(self->out), "%s -i %s %s", decoder(),
+			 self->data, opts);
+
+	EXPECT_EQ(1, st) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, message)) TH_LOG("%s", self->out);
+	EXPECT_EQ(NULL, strstr(self->out, "Sanitizer")) TH_LOG("%s", self->out);
+}
+
+TEST_F(decode, bad_perf_data)
+{
+	static const struct {
+		long keep;		/* bytes to keep; negative: bytes to drop */
+		const char *message;
+	} cases[] = {
+		{ 0, "file is truncated at offset 0" },
+		{ 40, "file is truncated" },
+		{ 2000, "file is truncated" },
+		{ -5000, "file is truncated" },
+	};
+	char orig[160];
+	size_t i;
+
+	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 8")) TH_LOG("%s", self->out);
+	snprintf(orig, sizeof(orig), "%s.orig", self->data);
+	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cp %s %s", self->data, orig));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cp %s %s", orig,
+				     self->data));
+		truncate_data(_metadata, self, cases[i].keep);
+		expect_refused(_metadata, self, "--stats", cases[i].message);
+	}
+}
+
+/* Overwrite @len bytes at @offset of self->data with @byte. */
+static void corrupt(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
+		    long offset, int byte, size_t len)
+{
+	FILE *f = fopen(self->data, "r+");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, fseek(f, offset, SEEK_SET));
+	while (len--)
+		fputc(byte, f);
+	fclose(f);
+}
+
+TEST_F(decode, corrupted_perf_data)
+{
+	uint64_t data_offset;
+	FILE *f;
+
+	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 8")) TH_LOG("%s", self->out);
+	/* header.data.offset; then the size of the first data record. */
+	f = fopen(self->data, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, fseek(f, 40, SEEK_SET));
+	ASSERT_EQ(1, fread(&data_offset, sizeof(data_offset), 1, f));
+	fclose(f);
+	corrupt(_metadata, self, data_offset + 6, 0xff, 2);
+	expect_refused(_metadata, self, "--stats", "bad file format at offset");
+	corrupt(_metadata, self, 0, 'X', 8);
+	expect_refused(_metadata, self, "--stats", "bad file format at offset 0");
+}
+
+/* Corrupted trace bytes: errors are reported, decoding goes on. */
+TEST_F(decode, corrupted_trace_resyncs)
+{
+	long size, errors;
+	FILE *f;
+
+	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 10")) TH_LOG("%s", self->out);
+	f = fopen(self->data, "r");
+	ASSERT_NE(NULL, f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fclose(f);
+	/* In the middle of the trace data, well before the feature sections. */
+	corrupt(_metadata, self, size / 2, 0x02, 64);
+	ASSERT_EQ(1, decode(self, "", &errors));
+	EXPECT_GT(errors, 0);
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	EXPECT_LT(self->got.n, self->want.n);
+	/* Most of it still decodes: it resynchronised at a later PSB. */
+	EXPECT_GT(self->got.n, self->want.n / 2);
+	TH_LOG("%zu of %zu instructions, %ld errors", self->got.n, self->want.n, errors);
+}
+
+/* A perf.data with the Intel PT event but no trace data. */
+TEST_F(decode, empty_trace)
+{
+	struct jifl_perf_writer_config cfg = { .pt_pmu_type = 8 };
+	struct jifl_perf_writer *w;
+
+	cfg.tc.time_mult = 1;
+	ASSERT_EQ(0, jifl_perf_writer_open(&w, self->data, &cfg));
+	ASSERT_EQ(0, jifl_perf_writer_comm(w, 1, 1, "empty", 1, 100));
+	ASSERT_EQ(0, jifl_perf_writer_close(w));
+	expect_refused(_metadata, self, "", "the trace is empty");
+}
+
+struct fj_rec {
+	struct flowjit_event ev;
+	unsigned char page[FLOWJIT_PAGE_SIZE];
+};
+
+/* A FlowJIT file of one EXEC record of @pid at @tsc. */
+static void write_fj(struct __test_metadata *_metadata, const char *path,
+		     uint32_t pid, uint64_t tsc)
+{
+	struct jifl_fj_info info = { .pid = pid };
+	static struct fj_rec r;
+	struct jifl_fjwriter *w;
+
+	memset(&r, 0, sizeof(r));
+	r.ev.type = FLOWJIT_EV_EXEC;
+	r.ev.flags = FLOWJIT_EVF_PAYLOAD;
+	r.ev.size = sizeof(r);
+	r.ev.tsc = tsc;
+	r.ev.pid = r.ev.tid = pid;
+	r.ev.addr = 0x7f0000000000;
+	memset(r.page, 0xc3, sizeof(r.page));
+	ASSERT_EQ(0, jifl_fjwriter_open(&w, path, &info));
+	ASSERT_EQ(0, jifl_fjwriter_add(w, &r.ev));
+	ASSERT_EQ(0, jifl_fjwriter_close(w));
+}
+
+TEST_F(decode, flowjit_from_another_run)
+{
+	char fj[160], opts[200];
+
+	ASSERT_EQ(0, record(self, PROGS "swt_jit")) TH_LOG("%s", self->out);
+	snprintf(fj, sizeof(fj), "%s/other.fj", self->dir);
+	snprintf(opts, sizeof(opts), "--flowjit %s", fj);
+	write_fj(_metadata, fj, 1, 12345);
+	expect_refused(_metadata, self, opts, "is not from the run of the trace");
+	/* Not a FlowJIT file at all. */
+	snprintf(opts, sizeof(opts), "--flowjit %s", self->truth);
+	expect_refused(_metadata, self, opts, "bad file format");
+	expect_refused(_metadata, self, "--flowjit /nonexistent.fj",
+		       "cannot read '/nonexistent.fj': No such file");
+}
+
+TEST_F(decode, usage)
+{
+	EXPECT_EQ(2, cmd_run(self->out, sizeof(self->out), "%s", decoder()));
+	EXPECT_NE(NULL, strstr(self->out, "give either -i perf.data or --pt FILE"));
+	EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s -i /nonexistent",
+			     decoder()));
+	EXPECT_NE(NULL, strstr(self->out, "cannot read '/nonexistent': No such file"));
+}
+
+/* Versioned JIT image: which bytes are live at which TSC. */
+TEST(jit_image_versions)
+{
+	static const struct {
+		uint16_t type;
+		uint64_t tsc, addr, len, aux;
+		uint8_t fill;		/* EXEC: the page's bytes */
+	} events[] = {
+		{ FLOWJIT_EV_EXEC, 100, 0x10000, 0, 0, 0x11 },
+		{ FLOWJIT_EV_WRITE, 200, 0x10000, 0, 0, 0 },
+		{ FLOWJIT_EV_EXEC, 201, 0x10000, 0, 0, 0x22 },
+		{ FLOWJIT_EV_EXEC, 150, 0x11000, 0, 0, 0x33 },
+		{ FLOWJIT_EV_MPROTECT, 300, 0x10000, 0x2000, PROT_READ, 0 },
+		{ FLOWJIT_EV_EXEC, 400, 0x11000, 0, 0, 0x44 },
+		{ FLOWJIT_EV_MREMAP, 500, 0x20000, 0x1000, 0x11000, 0 },
+	};
+	static const struct {
+		uint64_t addr, tsc;
+		int number;		/* 0: nothing live */
+		uint8_t byte;
+	} lookups[] = {
+		{ 0x10010, 99, 0, 0 },
+		{ 0x10010, 100, 1, 0x11 },
+		{ 0x10fff, 200, 1, 0x11 },
+		{ 0x10000, 201, 2, 0x22 },
+		{ 0x11000, 399, 1, 0x33 },
+		{ 0x11000, 400, 2, 0x44 },
+		{ 0x20000, 499, 0, 0 },
+		{ 0x20abc, 500, 1, 0x44 },
+		{ 0x30000, 500, 0, 0 },
+	};
+	static unsigned char page[FLOWJIT_PAGE_SIZE];
+	const struct jifl_jit_version *v;
+	struct jifl_jit_image_stats st;
+	struct flowjit_event ev;
+	struct jifl_jit_image *img;
+	uint8_t buf[16];
+	size_t i;
+
+	ASSERT_EQ(0, jifl_jit_image_new(&img));
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.type = events[i].type;
+		ev.pid = 7;
+		ev.tsc = events[i].tsc;
+		ev.addr = events[i].addr;
+		ev.len = events[i].len;
+		ev.aux = events[i].aux;
+		memset(page, events[i].fill, sizeof(page));
+		ASSERT_EQ(0, jifl_jit_image_add_event(img, &ev,
+						      ev.type == FLOWJIT_EV_EXEC ? page : NULL));
+	}
+	for (i = 0; i < sizeof(lookups) / sizeof(lookups[0]); i++) {
+		int n = jifl_jit_image_read(img, 7, lookups[i].addr, lookups[i].tsc,
+					    buf, sizeof(buf), &v);
+
+		if (!lookups[i].number) {
+			EXPECT_EQ(-jifl_err_nomap, n) TH_LOG("lookup %zu", i);
+			continue;
+		}
+		ASSERT_GT(n, 0) TH_LOG("lookup %zu", i);
+		EXPECT_EQ(lookups[i].number, v->number) TH_LOG("lookup %zu", i);
+		EXPECT_EQ(lookups[i].byte, buf[0]) TH_LOG("lookup %zu", i);
+	}
+	/* Another process sees none of it. */
+	EXPECT_EQ(NULL, jifl_jit_image_find(img, 8, 0x10000, 1000));
+	/* A read across the end of a page continues into the next page. */
+	ASSERT_EQ(16, jifl_jit_image_read(img, 7, 0x10ff8, 250, buf, 16, &v));
+	EXPECT_EQ(0x22, buf[7]);
+	EXPECT_EQ(0x33, buf[8]);
+	/* The mprotect without exec ended the version of 0x10000 at 300. */
+	v = jifl_jit_image_find(img, 7, 0x10000, 1000);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(300, v->end);
+	jifl_jit_image_stats(img, &st);
+	EXPECT_EQ(3, st.pages);
+	EXPECT_EQ(5, st.versions);
+	jifl_jit_image_free(img);
+}
+
+TEST_HARNESS_MAIN
