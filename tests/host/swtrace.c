@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -280,6 +281,34 @@ TEST_F(swtrace, terminated_keeps_trace)
 
 	ASSERT_TRUE(st == 128 + SIGKILL || st == 128 + SIGTERM) TH_LOG("%d: %s", st, self->out);
 	ASSERT_NE(NULL, strstr(self->out, "trace kept up to there"));
+	check_same(_metadata, self);
+}
+
+/* -p: attach to a running program, detach on SIGINT; it lives on. */
+TEST_F(swtrace, attach_and_detach)
+{
+	char status[4096];
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		execl(PROGS "swt_spin-static", "swt_spin-static", NULL);
+		_exit(127);
+	}
+	usleep(300 * 1000);
+	st = cmd_run(self->out, sizeof(self->out),
+		     "timeout --preserve-status -s INT 2 %s -o %s --truth %s -p %d",
+		     SWTRACE, self->data, self->truth, pid);
+	EXPECT_EQ(0, st) TH_LOG("%s", self->out);
+	/* Still running, no longer traced. */
+	usleep(100 * 1000);
+	EXPECT_EQ(0, waitpid(pid, &st, WNOHANG));
+	ASSERT_EQ(0, cmd_run(status, sizeof(status), "cat /proc/%d/status", pid));
+	EXPECT_NE(NULL, strstr(status, "TracerPid:\t0\n")) TH_LOG("%s", status);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
 	check_same(_metadata, self);
 }
 

@@ -21,12 +21,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " [options] -- COMMAND [ARGS...]\n"
+		"       " PROG " [options] -p PID\n"
 		"\n"
-		"Single-step COMMAND and record what it executes as a perf.data file\n"
-		"that \"perf record -e intel_pt//u\" would have written.\n"
+		"Single-step COMMAND (or the running process PID, until SIGINT) and\n"
+		"record what it executes as a perf.data file that\n"
+		"\"perf record -e intel_pt//u\" would have written.\n"
 		"\n"
 		"  -o, --output FILE      perf.data to write (default: perf.data)\n"
 		"  -t, --truth FILE       also write every executed user IP to FILE\n"
+		"  -p, --pid PID          attach to a running process; detach on SIGINT\n"
 		"      --psb-period N     bytes of packets between PSB+ (default: 4096)\n"
 		"      --tsc-every N      TSC ticks after which a TSC packet is due\n"
 		"                         (default: 0, one before every packet)\n"
@@ -136,6 +139,7 @@ int main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "truth", required_argument, NULL, 't' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "psb-period", required_argument, NULL, 'P' },
 		{ "tsc-every", required_argument, NULL, 'T' },
 		{ "pmu-type", required_argument, NULL, 'M' },
@@ -153,16 +157,23 @@ int main(int argc, char *argv[])
 	struct jifl_tracer_result res;
 	struct jifl_recorder r;
 	bool quiet = false, pin = true;
+	pid_t pid = 0;
+	char pid_name[16], *pid_argv[2] = { NULL, NULL };
 	uint64_t v;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "+o:t:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:t:p:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			opts.output = optarg;
 			break;
 		case 't':
 			opts.truth = optarg;
+			break;
+		case 'p':
+			if (parse_u64("--pid", optarg, &v) || !v || v > INT32_MAX)
+				return 2;
+			pid = v;
 			break;
 		case 'P':
 			if (parse_u64("--psb-period", optarg, &opts.psb_period))
@@ -194,9 +205,13 @@ int main(int argc, char *argv[])
 			return 2;
 		}
 	}
-	if (optind >= argc) {
+	if (!pid && optind >= argc) {
 		fprintf(stderr, PROG ": no command given\n");
 		usage(stderr);
+		return 2;
+	}
+	if (pid && optind < argc) {
+		fprintf(stderr, PROG ": -p and a command exclude each other\n");
 		return 2;
 	}
 
@@ -214,6 +229,12 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 	catch_stop_signals();
+	if (pid) {
+		snprintf(pid_name, sizeof(pid_name), "%d", (int)pid);
+		pid_argv[0] = pid_name;
+		jifl_tracer_attach(&r, pid, &res);
+		return report(&res, &r, pid_argv, quiet);
+	}
 	if (jifl_tracer_run(&r, argv + optind, pin, &res) && res.error == JIFL_TRACER_EXEC) {
 		jifl_recorder_abort(&r);
 		unlink(opts.output);

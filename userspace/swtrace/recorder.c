@@ -95,7 +95,7 @@ static int read_comm(uint32_t pid, char *comm, size_t len)
 	return 0;
 }
 
-static int recorder_image(struct jifl_recorder *r, uint64_t tsc)
+static int recorder_image(struct jifl_recorder *r, uint64_t tsc, int exec)
 {
 	char comm[32];
 	int err;
@@ -104,7 +104,7 @@ static int recorder_image(struct jifl_recorder *r, uint64_t tsc)
 	jifl_maps_init(&r->maps, r->pid);
 	err = read_comm(r->pid, comm, sizeof(comm));
 	if (!err)
-		err = jifl_perf_writer_comm(r->writer, r->pid, r->pid, comm, 1, tsc);
+		err = jifl_perf_writer_comm(r->writer, r->pid, r->pid, comm, exec, tsc);
 	if (!err)
 		err = jifl_recorder_rescan(r, tsc);
 	return err;
@@ -164,7 +164,7 @@ int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc,
 	int err;
 
 	r->pid = pid;
-	err = recorder_image(r, tsc);
+	err = recorder_image(r, tsc, 1);
 	if (!err)
 		err = thread_add(r, pid, pid, pth);
 	if (!err)
@@ -185,7 +185,33 @@ int jifl_recorder_thread_new(struct jifl_recorder *r, uint32_t ptid,
 	return err;
 }
 
-int jifl_recorder_thread_end(struct jifl_rthread *th, uint64_t ip, uint64_t tsc)
+int jifl_recorder_attach(struct jifl_recorder *r, uint32_t pid, uint64_t tsc)
+{
+	r->pid = pid;
+	return recorder_image(r, tsc, 0);
+}
+
+int jifl_recorder_thread_found(struct jifl_recorder *r, uint32_t tid,
+			       uint64_t tsc, struct jifl_rthread **pth)
+{
+	char comm[32];
+	int err;
+
+	/* As perf synthesizes an existing thread: COMM, FORK from the leader. */
+	err = read_comm(r->pid, comm, sizeof(comm));
+	if (!err && tid != r->pid)
+		err = jifl_perf_writer_comm(r->writer, r->pid, tid, comm, 0, tsc);
+	if (!err && tid != r->pid)
+		err = jifl_perf_writer_fork(r->writer, r->pid, r->pid, tid, r->pid, tsc);
+	if (!err)
+		err = thread_add(r, r->pid, tid, pth);
+	if (!err)
+		err = thread_start(*pth);
+	return err;
+}
+
+int jifl_recorder_thread_end(struct jifl_rthread *th, uint64_t ip, bool exited,
+			     uint64_t tsc)
 {
 	struct jifl_recorder *r = th->r;
 	uint32_t i;
@@ -196,7 +222,7 @@ int jifl_recorder_thread_end(struct jifl_rthread *th, uint64_t ip, uint64_t tsc)
 		err = jifl_recorder_leave(th, ip, tsc);
 	if (!err)
 		err = jifl_pt_stream_flush(&th->pt);
-	if (!err)
+	if (!err && exited)
 		err = jifl_perf_writer_exit(r->writer, r->pid, th->tid == r->pid ?
 					    (uint32_t)getpid() : r->pid,
 					    th->tid, th->ptid, tsc);
@@ -209,7 +235,7 @@ int jifl_recorder_thread_end(struct jifl_rthread *th, uint64_t ip, uint64_t tsc)
 
 int jifl_recorder_exec(struct jifl_recorder *r, uint64_t tsc)
 {
-	return recorder_image(r, tsc);
+	return recorder_image(r, tsc, 1);
 }
 
 static bool insn_has_packet(const struct jifl_insn *insn)
@@ -279,7 +305,7 @@ int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc)
 	int err = 0, err2;
 
 	while (r->nr_threads && !err)
-		err = jifl_recorder_thread_end(r->threads[0], 0, tsc);
+		err = jifl_recorder_thread_end(r->threads[0], 0, true, tsc);
 	if (!err)
 		err = jifl_perf_writer_round(r->writer);
 	if (!err)

@@ -63,8 +63,19 @@ int jifl_recorder_start(struct jifl_recorder *r, uint32_t pid, uint64_t tsc,
 int jifl_recorder_thread_new(struct jifl_recorder *r, uint32_t ptid,
 			     uint32_t tid, uint64_t tsc, struct jifl_rthread **pth);
 
-/* @th is gone, stopped before @ip (0: after a system call): EXIT; frees @th. */
-int jifl_recorder_thread_end(struct jifl_rthread *th, uint64_t ip, uint64_t tsc);
+/* Attached to the running process @pid: COMM, MMAP2s; no thread yet. */
+int jifl_recorder_attach(struct jifl_recorder *r, uint32_t pid, uint64_t tsc);
+
+/* Thread @tid of the attached process: COMM and FORK as perf synthesizes. */
+int jifl_recorder_thread_found(struct jifl_recorder *r, uint32_t tid,
+			       uint64_t tsc, struct jifl_rthread **pth);
+
+/*
+ * @th stopped being traced before @ip (0: after a system call); an EXIT
+ * record when it @exited (not when detached). Frees @th.
+ */
+int jifl_recorder_thread_end(struct jifl_rthread *th, uint64_t ip, bool exited,
+			     uint64_t tsc);
 
 /*
  * @insn ran in @th and control went on to @next; @faulted when it took

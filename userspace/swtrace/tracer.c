@@ -23,11 +23,14 @@
  *  - a new thread's first stop is a SIGSTOP, before or after its
  *    creator's clone event.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
@@ -61,6 +64,7 @@ struct tthread {
 	bool pending;		/* pend ran; it is recorded at the next stop */
 	struct jifl_insn pend;
 	uint64_t pend_next, pend_tsc;
+	bool parked;		/* detaching: stopped for good */
 };
 
 struct tracer {
@@ -70,6 +74,8 @@ struct tracer {
 	pid_t pid;
 	struct tthread **v;
 	size_t nr;
+	bool attached;		/* -p: detach at the end instead of killing */
+	bool detaching;
 };
 
 static pid_t tracer_spawn(char *const argv[], int *exec_errno)
@@ -169,9 +175,13 @@ static void tracer_fetch(struct tracer *t, uint64_t ip, struct jifl_insn *insn)
 	}
 }
 
-/* Step the instruction th->insn (again). */
-static int thread_resume(struct tthread *th)
+/* Step the instruction th->insn (again); when detaching, stay stopped. */
+static int thread_resume(struct tracer *t, struct tthread *th)
 {
+	if (t->detaching) {
+		th->parked = true;
+		return 0;
+	}
 	th->injected = th->sig != 0;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(long)th->sig))
 		return -jifl_err_io;
@@ -183,7 +193,7 @@ static int thread_resume(struct tthread *th)
 static int thread_step(struct tracer *t, struct tthread *th)
 {
 	tracer_fetch(t, th->ip, &th->insn);
-	return thread_resume(th);
+	return thread_resume(t, th);
 }
 
 static int thread_get_ip(struct tthread *th)
@@ -254,10 +264,15 @@ static int thread_settle(struct tracer *t, struct tthread *th)
 /* A thread is known once both its first stop and its clone event came. */
 static int thread_begin(struct tracer *t, struct tthread *th)
 {
-	int err = thread_get_ip(th);
+	struct user_regs_struct regs;
 
-	(void)t;
-	return err ? err : thread_step(t, th);
+	if (ptrace(PTRACE_GETREGS, th->tid, NULL, &regs))
+		return -jifl_err_io;
+	th->ip = regs.rip;
+	/* Attached inside a system call: it restarts, and runs again. */
+	if ((long)regs.orig_rax != -1 && restart_code(regs.rax))
+		th->ip -= SYSCALL_INSN_LEN;
+	return thread_step(t, th);
 }
 
 /* @th made thread @tid (PTRACE_EVENT_CLONE). */
@@ -312,6 +327,24 @@ static int tracer_exec(struct tracer *t, struct tthread *th, uint64_t tsc)
 	return err ? err : thread_step(t, th);
 }
 
+/* Is SIGTRAP pending for thread @tid alone (SigPnd in its status)? */
+static bool sigtrap_pending(pid_t tid)
+{
+	unsigned long long mask = 0;
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return mask & (1ULL << (SIGTRAP - 1));
+}
+
 /* A ptrace event stop inside the system call th->insn. */
 static int tracer_event(struct tracer *t, struct tthread *th, int event,
 			uint64_t tsc)
@@ -321,11 +354,22 @@ static int tracer_event(struct tracer *t, struct tthread *th, int event,
 	switch (event) {
 	case PTRACE_EVENT_CLONE:
 		err = tracer_clone(t, th, tsc);
-		return err ? err : thread_resume(th);
+		return err ? err : thread_resume(t, th);
 	case PTRACE_EVENT_EXEC:
 		return tracer_exec(t, th, tsc);
+	case PTRACE_EVENT_STOP:
+		/*
+		 * PTRACE_INTERRUPT can stop a thread after its step ran but
+		 * before the step's SIGTRAP was reported. Take that trap
+		 * first (resuming runs nothing: the signal is dequeued), or
+		 * a detached thread would die of it.
+		 */
+		if (t->detaching && sigtrap_pending(th->tid))
+			return ptrace(PTRACE_SINGLESTEP, th->tid, NULL, NULL) ?
+			       -jifl_err_io : 0;
+		break;
 	}
-	return thread_resume(th);
+	return thread_resume(t, th);
 }
 
 /* The thread is gone: exit_group(), or killed. */
@@ -344,7 +388,7 @@ static int tracer_gone(struct tracer *t, struct tthread *th, int st,
 		stop_ip = 0;
 	}
 	if (!err && th->rt)
-		err = jifl_recorder_thread_end(th->rt, stop_ip, tsc);
+		err = jifl_recorder_thread_end(th->rt, stop_ip, true, tsc);
 	thread_del(t, th);
 	return err;
 }
@@ -421,7 +465,7 @@ static int tracer_stopped(struct tracer *t, struct tthread *th, int st,
 	}
 	if (insn->rep && regs.rip == insn->ip) {
 		th->in_rep = true;
-		return thread_resume(th);
+		return thread_resume(t, th);
 	}
 	err = thread_ran(t, th, regs.rip, regs.orig_rax, tsc);
 	return err ? err : thread_step(t, th);
@@ -488,21 +532,68 @@ void jifl_tracer_interrupt(void)
 	interrupted = 1;
 }
 
+/* All threads are parked: end their streams and let them run free. */
+static int tracer_detach_all(struct tracer *t)
+{
+	uint64_t tsc = jifl_tsc_read();
+	struct tthread *th;
+	int err = 0;
+
+	while (t->nr) {
+		th = t->v[0];
+		if (th->rt) {
+			if (!err)
+				err = thread_settle(t, th);
+			if (!err)
+				err = jifl_recorder_thread_end(th->rt, th->ip, false, tsc);
+		}
+		if (ptrace(PTRACE_DETACH, th->tid, NULL, (void *)(long)th->sig) && !err)
+			err = -jifl_err_io;
+		thread_del(t, th);
+	}
+	return err;
+}
+
+static bool all_parked(const struct tracer *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		if (!t->v[i]->parked)
+			return false;
+	return true;
+}
+
+/* Stopped from outside: detach from an attached program, else end it. */
+static void tracer_stop(struct tracer *t)
+{
+	size_t i;
+
+	if (!t->attached) {
+		kill(t->pid, SIGKILL);
+		return;
+	}
+	t->detaching = true;
+	for (i = 0; i < t->nr; i++)
+		ptrace(PTRACE_INTERRUPT, t->v[i]->tid, NULL, NULL);
+}
+
 static int tracer_loop(struct tracer *t)
 {
-	bool killed = false;
+	bool stopping = false;
 	int err = 0, st;
 	pid_t tid;
 
 	while (!err && !t->res->error && t->nr) {
+		if (t->detaching && all_parked(t))
+			return tracer_detach_all(t);
 		tid = waitpid(-1, &st, __WALL);
 		if (tid < 0) {
 			if (errno != EINTR)
 				return -jifl_err_io;
-			/* Stopped from outside: end the program, keep the trace. */
-			if (interrupted && !killed)
-				kill(t->pid, SIGKILL);
-			killed |= interrupted;
+			if (interrupted && !stopping)
+				tracer_stop(t);
+			stopping |= interrupted;
 			continue;
 		}
 		err = tracer_report(t, tid, st, jifl_tsc_read());
@@ -510,13 +601,15 @@ static int tracer_loop(struct tracer *t)
 	return err;
 }
 
+static int tracer_finish(struct tracer *t, int err, double t0);
+
 int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		    struct jifl_tracer_result *res)
 {
 	struct tracer t = { .r = r, .res = res };
 	double t0 = now_seconds();
 	struct tthread *th;
-	int err, st;
+	int err;
 
 	memset(res, 0, sizeof(*res));
 	if (pin)
@@ -544,19 +637,31 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		th->stopped = true;
 		err = thread_begin(&t, th);
 	}
+	return tracer_finish(&t, err, t0);
+}
+
+/* Run the loop after a start that returned @err; finish the recording. */
+static int tracer_finish(struct tracer *t, int err, double t0)
+{
+	struct jifl_tracer_result *res = t->res;
+	struct jifl_recorder *r = t->r;
+	int st;
+
 	if (!err)
-		err = tracer_loop(&t);
+		err = tracer_loop(t);
 	if (err && !res->error) {
 		res->error = err == -jifl_err_io ? JIFL_TRACER_SYSTEM : JIFL_TRACER_RECORD;
 		res->record_err = err;
 	}
 	/* Instructions that ran but wait for their fault count: record them. */
-	for (size_t i = 0; i < t.nr; i++)
-		if (t.v[i]->rt)
-			thread_settle(&t, t.v[i]);
-	if (res->error) {
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->v[i]->rt)
+			thread_settle(t, t->v[i]);
+	if (res->error && t->attached) {
+		tracer_detach_all(t);
+	} else if (res->error) {
 		/* Threads it made are our tracees too: reap them all. */
-		kill(t.pid, SIGKILL);
+		kill(t->pid, SIGKILL);
 		while (waitpid(-1, &st, __WALL) > 0 || errno == EINTR)
 			;
 	}
@@ -568,9 +673,62 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		res->error = JIFL_TRACER_RECORD;
 		res->record_err = err;
 	}
-	while (t.nr)
-		thread_del(&t, t.v[0]);
-	free(t.v);
-	jifl_insn_cache_free(t.cache);
+	while (t->nr)
+		thread_del(t, t->v[0]);
+	free(t->v);
+	jifl_insn_cache_free(t->cache);
 	return res->error ? -1 : 0;
+}
+
+/* Seize every thread of @pid and interrupt it; their stops start them. */
+static int tracer_seize(struct tracer *t)
+{
+	const long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
+	struct dirent *de;
+	char path[64];
+	pid_t tid;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", t->pid);
+	d = opendir(path);
+	if (!d)
+		return -jifl_err_io;
+	while (!err && (de = readdir(d))) {
+		tid = atoi(de->d_name);
+		if (tid <= 0)
+			continue;
+		if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)opts)) {
+			if (errno != ESRCH)	/* a thread that just exited */
+				err = -jifl_err_io;
+			continue;
+		}
+		if (!thread_add(t, tid))
+			err = -jifl_err_nomem;
+		else if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
+			err = -jifl_err_io;
+	}
+	closedir(d);
+	return err;
+}
+
+int jifl_tracer_attach(struct jifl_recorder *r, pid_t pid,
+		       struct jifl_tracer_result *res)
+{
+	struct tracer t = { .r = r, .res = res, .pid = pid, .attached = true };
+	double t0 = now_seconds();
+	uint64_t tsc;
+	size_t i;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	err = tracer_seize(&t);
+	if (!err)
+		err = jifl_insn_cache_alloc(&t.cache, pid);
+	tsc = jifl_tsc_read();
+	if (!err)
+		err = jifl_recorder_attach(r, pid, tsc);
+	for (i = 0; i < t.nr && !err; i++)
+		err = jifl_recorder_thread_found(r, t.v[i]->tid, tsc, &t.v[i]->rt);
+	return tracer_finish(&t, err, t0);
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "recorder.h"
 
@@ -37,8 +38,17 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 		    struct jifl_tracer_result *res);
 
 /*
- * Async-signal-safe: make a running jifl_tracer_run() kill the program
- * (the trace up to there is kept) once its wait is interrupted.
+ * Attach to the running process @pid (all its threads) and record until
+ * it exits or jifl_tracer_interrupt() is called; then detach, leaving it
+ * running. The recorder is finished on return.
+ */
+int jifl_tracer_attach(struct jifl_recorder *r, pid_t pid,
+		       struct jifl_tracer_result *res);
+
+/*
+ * Async-signal-safe: make a running jifl_tracer_run() kill the program,
+ * or jifl_tracer_attach() detach from it (the trace up to there is kept),
+ * once its wait is interrupted.
  */
 void jifl_tracer_interrupt(void);
 
