@@ -245,6 +245,7 @@ static void expect_refused(struct __test_metadata *_metadata,
 	EXPECT_EQ(1, st) TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, message)) TH_LOG("%s", self->out);
 	EXPECT_EQ(NULL, strstr(self->out, "Sanitizer")) TH_LOG("%s", self->out);
+	EXPECT_EQ(NULL, strstr(self->out, "runtime error")) TH_LOG("%s", self->out);
 }
 
 TEST_F(decode, bad_perf_data)

@@ -340,7 +340,8 @@ static int make_queues(struct jifl_perf_reader *r)
 	uint8_t *data;
 	size_t i;
 
-	qsort(r->bufs, r->nr_bufs, sizeof(*r->bufs), buf_cmp);
+	if (r->nr_bufs)
+		qsort(r->bufs, r->nr_bufs, sizeof(*r->bufs), buf_cmp);
 	for (i = 0; i < r->nr_bufs; i++) {
 		const struct aux_buffer *b = &r->bufs[i];
 

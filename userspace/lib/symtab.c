@@ -166,7 +166,7 @@ const char *jifl_symtab_lookup(struct jifl_symtab *st, uint64_t ip, uint64_t *of
 	size_t lo = 0, hi = st->nr, mid;
 	const struct sym *s;
 
-	if (!st->sorted) {
+	if (!st->sorted && st->nr) {
 		qsort(st->v, st->nr, sizeof(*st->v), sym_cmp);
 		st->sorted = 1;
 	}
