@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JIFL under stress: stress-ng with --verify on both vCPUs, every system
+ * call from the code cache, while a thread keeps disabling, enabling and
+ * flushing the cache. Zero failures and a clean dmesg (the runner checks
+ * dmesg after every guest run).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+static int jifl_control(const char *cmd)
+{
+	int fd = open("/proc/jifl/control", O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, cmd, strlen(cmd));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+static volatile int stop;
+
+static void *toggler(void *arg)
+{
+	static const char * const cmds[] = { "disable", "enable", "flush", "enable" };
+	long i = 0;
+
+	while (!stop) {
+		if (jifl_control(cmds[i % 4]))
+			return (void *)-1L;
+		i++;
+		usleep(200000);
+	}
+	return (void *)i;
+}
+
+#define STRESSORS "--pipe 1 --fork 1 --vm 1 --vm-bytes 32M --futex 1 --sock 1 " \
+		  "--switch 1 --hdd 1 --hdd-bytes 4M --timer 1 --mmap 1 --mmap-bytes 8M"
+
+FIXTURE(stress) {
+	int unused;
+};
+
+FIXTURE_SETUP(stress)
+{
+}
+
+FIXTURE_TEARDOWN(stress)
+{
+	jifl_control("disable");
+}
+
+TEST_F_TIMEOUT(stress, stress_ng_verify_with_toggling, 120)
+{
+	pthread_t t;
+	void *toggles;
+	int status;
+
+	if (access("/usr/bin/stress-ng", X_OK))
+		SKIP(return, "stress-ng not in the guest");
+	ASSERT_EQ(0, jifl_control("syscalls all"));
+	ASSERT_EQ(0, jifl_control("pid 0"));
+	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, pthread_create(&t, NULL, toggler, NULL));
+	status = system("cd /tmp && stress-ng " STRESSORS " --verify -t 15s > /tmp/stress.log 2>&1");
+	stop = 1;
+	pthread_join(t, &toggles);
+	ASSERT_EQ(0, jifl_control("disable"));
+	system("tail -n 4 /tmp/stress.log; grep -E 'entries|blocks|flushes' /proc/jifl/stats");
+	TH_LOG("%ld toggles", (long)toggles);
+	EXPECT_LT(0, (long)toggles);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
