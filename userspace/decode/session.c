@@ -155,7 +155,6 @@ static int load_flowjit(struct jifl_session *s, const char *path, char *msg, siz
 		say(msg, len, "--flowjit: cannot read '%s': %s", path, reason(ret));
 		return ret;
 	}
-	ret = jifl_jit_image_new(&s->jit);
 	perf_span(s->perf, &lo, &hi);
 	while (!ret && (ret = jifl_fjreader_next(r, &ev, &page)) > 0) {
 		ret = jifl_jit_image_add_event(s->jit, &ev, page);
@@ -227,6 +226,12 @@ int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 	if (!err && !jifl_perf_reader_nr_queues(s->perf)) {
 		err = -jifl_err_format;
 		say(msg, len, "'%s': the trace is empty (no AUXTRACE data)", perf_path);
+	}
+	/* Processes read the JIT image the FlowJIT file fills in later. */
+	if (!err && fj_path) {
+		err = jifl_jit_image_new(&s->jit);
+		if (err)
+			say(msg, len, "%s", jifl_strerror(err));
 	}
 	/* Processes first: the FlowJIT check looks for traced pids. */
 	if (!err) {
