@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "errcode.h"
+#include "jiflproc.h"
+#include "report.h"
+
+void ctl_error(const char *what, int err)
+{
+	const char *hint = "";
+
+	if (err != -jifl_err_io) {
+		fprintf(stderr, PROG ": %s: %s\n", what, jifl_strerror(err));
+		return;
+	}
+	if (errno == ENOENT)
+		hint = " (is the kernel built with CONFIG_JIFL?)";
+	else if (errno == EPERM || errno == EACCES)
+		hint = " (needs root)";
+	else if (errno == E2BIG)
+		hint = " (longer than the kernel takes: use ranges)";
+	fprintf(stderr, PROG ": %s: %s%s\n", what, strerror(errno), hint);
+}
+
+int ctl_read(struct jifl_proc_control *c, struct jifl_proc_stats *s)
+{
+	int err = jifl_proc_read_control(c);
+
+	if (err) {
+		ctl_error(JIFL_PROC_CONTROL, err);
+		return err;
+	}
+	err = jifl_proc_read_stats(s);
+	if (err)
+		ctl_error(JIFL_PROC_STATS, err);
+	return err;
+}
+
+int ctl_status(const struct ctl_opts *o __attribute__((unused)))
+{
+	struct jifl_proc_control c;
+	struct jifl_proc_stats s;
+
+	if (ctl_read(&c, &s))
+		return 1;
+	report_status(stdout, &c, &s);
+	return 0;
+}
+
+int ctl_stats(const struct ctl_opts *o)
+{
+	struct jifl_proc_stats s;
+	int err = jifl_proc_read_stats(&s);
+
+	if (err) {
+		ctl_error(JIFL_PROC_STATS, err);
+		return 1;
+	}
+	report_stats(stdout, &s, o->json);
+	return 0;
+}
+
+/* Choose the system calls (the kernel checks its own limit: ERANGE). */
+static int set_syscalls(const struct jifl_sysset *set)
+{
+	char list[JIFL_PROC_CMD_MAX + 1], what[JIFL_PROC_CMD_MAX + 32];
+	int err = jifl_proc_set_syscalls(set);
+
+	if (err) {
+		if (jifl_sysset_format(set, list, sizeof(list)) < 0)
+			strcpy(list, "...");
+		snprintf(what, sizeof(what), "syscalls %s", list);
+		ctl_error(what, err);
+	}
+	return err;
+}
+
+int ctl_apply(const struct jifl_sysset *set, pid_t pid, int enable)
+{
+	int err;
+
+	if (!enable) {
+		err = jifl_proc_enable(0);
+		if (err) {
+			ctl_error("disable", err);
+			return err;
+		}
+	}
+	err = set_syscalls(set);
+	if (err)
+		return err;
+	err = jifl_proc_set_pid(pid);
+	if (err) {
+		ctl_error("pid", err);
+		return err;
+	}
+	if (enable) {
+		err = jifl_proc_enable(1);
+		if (err)
+			ctl_error("enable", err);
+	}
+	return err;
+}
+
+int ctl_enable(const struct ctl_opts *o)
+{
+	if (o->pid && kill(o->pid, 0) && errno == ESRCH) {
+		fprintf(stderr, PROG ": --pid: no process %d\n", (int)o->pid);
+		return 1;
+	}
+	return ctl_apply(&o->syscalls, o->pid, 1) ? 1 : 0;
+}
+
+int ctl_disable(const struct ctl_opts *o __attribute__((unused)))
+{
+	int err = jifl_proc_enable(0);
+
+	if (err)
+		ctl_error("disable", err);
+	return err ? 1 : 0;
+}
+
+int ctl_flush(const struct ctl_opts *o __attribute__((unused)))
+{
+	int err = jifl_proc_flush();
+
+	if (err)
+		ctl_error("flush", err);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* jiflctl's commands: each drives /proc/jifl and reports like the tool. */
+#ifndef JIFLCTL_CTL_H
+#define JIFLCTL_CTL_H
+
+#include <sys/types.h>
+
+#include "jiflproc.h"
+
+#define PROG		"jiflctl"
+#define EXIT_USAGE	2
+
+struct ctl_opts {
+	struct jifl_sysset syscalls;
+	pid_t pid;		/* 0: every process */
+	int json;
+	int quiet;
+	char *const *argv;	/* run: the command */
+};
+
+/* Print "jiflctl: @what: reason" for library error @err (a hint for ENOENT, EPERM). */
+void ctl_error(const char *what, int err);
+
+/* Read both files, printing what failed. Returns 0 or the library's error. */
+int ctl_read(struct jifl_proc_control *c, struct jifl_proc_stats *s);
+
+/*
+ * Set the system calls and the pid filter, then enable; or, with
+ * @enable 0, disable first. Prints what failed.
+ */
+int ctl_apply(const struct jifl_sysset *set, pid_t pid, int enable);
+
+/* The commands. They return the tool's exit status. */
+int ctl_status(const struct ctl_opts *o);
+int ctl_stats(const struct ctl_opts *o);
+int ctl_enable(const struct ctl_opts *o);
+int ctl_disable(const struct ctl_opts *o);
+int ctl_flush(const struct ctl_opts *o);
+
+/* Run o->argv with JIFL enabled for it alone (run.c). */
+int ctl_run(const struct ctl_opts *o);
+
+#endif /* JIFLCTL_CTL_H */

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jiflctl: drive the JIFL code cache (/proc/jifl): turn it on for some
+ * system calls and processes, off, flush it, show its counters, or run
+ * one command with it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "errcode.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " status\n"
+		"       " PROG " enable [--syscalls SET] [--pid PID]\n"
+		"       " PROG " disable\n"
+		"       " PROG " flush\n"
+		"       " PROG " stats [--json]\n"
+		"       " PROG " run [--syscalls SET] [--quiet] -- COMMAND [ARGS...]\n"
+		"\n"
+		"status: settings and counters; enable: run system calls from the\n"
+		"code cache; flush: drop the translations; run: COMMAND alone with\n"
+		"JIFL, then its counters on stderr, and exit as COMMAND did.\n"
+		"\n"
+		"  -s, --syscalls SET  all (default), none, or names, numbers and\n"
+		"                      ranges: read,write,39,100-110\n"
+		"  -p, --pid PID       only this process (default 0: all)\n"
+		"  -j, --json          stats as one JSON object\n"
+		"  -q, --quiet         run: no counters\n"
+		"  -h, --help          this text\n");
+}
+
+static int parse_syscalls(const char *list, struct jifl_sysset *set)
+{
+	size_t bad = 0, len;
+	const char *item;
+	int err = jifl_sysset_parse(set, list, &bad);
+
+	if (!err)
+		return 0;
+	if (err != -jifl_err_invalid) {
+		fprintf(stderr, PROG ": --syscalls: %s\n", jifl_strerror(err));
+		return -1;
+	}
+	item = list + bad;
+	len = strcspn(item, ",");
+	fprintf(stderr, PROG ": --syscalls: invalid list '%s': %s '%.*s'\n", list,
+		*item >= '0' && *item <= '9' ? "bad number or range" :
+		"no system call", (int)len, item);
+	return -1;
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || !*s || *end || v < 0 || v > 0x7fffffff) {
+		fprintf(stderr, PROG ": --pid: not a process id: '%s'\n", s);
+		return -1;
+	}
+	*pid = v;
+	return 0;
+}
+
+static const char *long_name(const struct option *opts, int c)
+{
+	for (; opts->name; opts++)
+		if (opts->val == c)
+			return opts->name;
+	return "?";
+}
+
+static const struct command {
+	const char *name;
+	const char *opts;	/* the short options it takes */
+	int (*fn)(const struct ctl_opts *o);
+} commands[] = {
+	{ "status", "", ctl_status },
+	{ "enable", "sp", ctl_enable },
+	{ "disable", "", ctl_disable },
+	{ "flush", "", ctl_flush },
+	{ "stats", "j", ctl_stats },
+	{ "run", "sq", ctl_run },
+};
+
+static int parse_opts(const struct command *cmd, int argc, char **argv,
+		      struct ctl_opts *o)
+{
+	static const struct option opts[] = {
+		{ "syscalls", required_argument, NULL, 's' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int run = cmd->fn == ctl_run, c;
+
+	jifl_sysset_parse(&o->syscalls, "all", NULL);
+	/* '+': the options after COMMAND are its own; ':': we say what is wrong */
+	while ((c = getopt_long(argc, argv, "+:s:p:jqh", opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (c == '?' || c == ':' || !strchr(cmd->opts, c)) {
+			if (c == '?')
+				fprintf(stderr, PROG ": %s: unknown option '%s'\n",
+					cmd->name, argv[optind - 1]);
+			else if (c == ':')
+				fprintf(stderr, PROG ": %s: '%s' needs an argument\n",
+					cmd->name, argv[optind - 1]);
+			else
+				fprintf(stderr, PROG ": %s: no option --%s\n",
+					cmd->name, long_name(opts, c));
+			fprintf(stderr, "Try '" PROG " --help'.\n");
+			return -1;
+		}
+		if ((c == 's' && parse_syscalls(optarg, &o->syscalls)) ||
+		    (c == 'p' && parse_pid(optarg, &o->pid)))
+			return -1;
+		o->json |= c == 'j';
+		o->quiet |= c == 'q';
+	}
+	if (!run && optind < argc) {
+		fprintf(stderr, PROG ": %s: unexpected argument '%s'\n",
+			cmd->name, argv[optind]);
+		return -1;
+	}
+	if (run && optind == argc) {
+		fprintf(stderr, PROG ": run: no command (" PROG " run -- COMMAND [ARGS...])\n");
+		return -1;
+	}
+	o->argv = argv + optind;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctl_opts o = { 0 };
+	const char *name = argc > 1 ? argv[1] : "";
+	size_t i;
+
+	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			break;
+	if (i == sizeof(commands) / sizeof(commands[0])) {
+		if (*name)
+			fprintf(stderr, PROG ": unknown command '%s'\n", name);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (parse_opts(&commands[i], argc - 1, argv + 1, &o))
+		return EXIT_USAGE;
+	return commands[i].fn(&o);
+}

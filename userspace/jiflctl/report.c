@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+
+#include "report.h"
+#include "sysset.h"
+
+/* Counters the kernel has now; others are shown without a description. */
+static const struct {
+	const char *key, *what;
+} counters[] = {
+	{ "entries", "system calls run from the cache" },
+	{ "blocks", "basic blocks translated" },
+	{ "insns", "instructions translated" },
+	{ "lookups", "indirect transfers looked up" },
+	{ "lookup_misses", "lookups not yet translated" },
+	{ "native_text", "native: target outside translatable text" },
+	{ "native_extable", "native: instruction with an extable entry" },
+	{ "native_trap", "native: int3 or ud2 (kprobes, BUG/WARN)" },
+	{ "native_insn", "native: instruction not translated" },
+	{ "native_cache_full", "native: code cache full" },
+	{ "flushes", "code cache flushes" },
+	{ "cache_bytes", "code cache size (bytes)" },
+	{ "cache_used", "code cache bytes in use" },
+	{ "cache_blocks", "blocks in the code cache" },
+};
+
+static const char *what(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		if (!strcmp(counters[i].key, key))
+			return counters[i].what;
+	return "";
+}
+
+/* Levels, not counts: a delta of them means nothing. */
+static int is_level(const char *key)
+{
+	return !strncmp(key, "cache_", 6);
+}
+
+static void line(FILE *f, const char *key, unsigned long long v)
+{
+	fprintf(f, "  %-18s %14llu  %s\n", key, v, what(key));
+}
+
+/* "read, write, getpid" for a short set; nothing for a long one. */
+static void names(FILE *f, const struct jifl_sysset *set)
+{
+	const char *name;
+	int nr, n = 0;
+
+	if (set->all || jifl_sysset_count(set) > 12)
+		return;
+	for (nr = 0; nr < JIFL_SYSSET_MAX; nr++) {
+		if (!jifl_sysset_has(set, nr))
+			continue;
+		name = jifl_sysset_name(nr);
+		fprintf(f, n++ ? ", " : " (");
+		if (name)
+			fputs(name, f);
+		else
+			fprintf(f, "%d", nr);
+	}
+	if (n)
+		fputc(')', f);
+}
+
+void report_status(FILE *f, const struct jifl_proc_control *c,
+		   const struct jifl_proc_stats *s)
+{
+	int i;
+
+	fprintf(f, "JIFL:     %s\n", c->enabled ? "enabled" : "disabled");
+	fprintf(f, "syscalls: %s", *c->list ? c->list : "none");
+	names(f, &c->syscalls);
+	fputc('\n', f);
+	if (c->pid)
+		fprintf(f, "pid:      %d (only this process)\n", (int)c->pid);
+	else
+		fprintf(f, "pid:      all processes\n");
+	fprintf(f, "counters:\n");
+	for (i = 0; i < s->n; i++)
+		line(f, s->item[i].key, s->item[i].value);
+}
+
+void report_stats(FILE *f, const struct jifl_proc_stats *s, int json)
+{
+	int i;
+
+	if (!json) {
+		for (i = 0; i < s->n; i++)
+			line(f, s->item[i].key, s->item[i].value);
+		return;
+	}
+	/* keys are [a-z_]+ (the library checks): nothing to escape */
+	fputc('{', f);
+	for (i = 0; i < s->n; i++)
+		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", s->item[i].key,
+			s->item[i].value);
+	fputs("}\n", f);
+}
+
+void report_delta(FILE *f, const struct jifl_proc_stats *before,
+		  const struct jifl_proc_stats *after)
+{
+	long long old;
+	int i;
+
+	for (i = 0; i < after->n; i++) {
+		const char *key = after->item[i].key;
+		unsigned long long v = after->item[i].value;
+
+		old = jifl_proc_stat(before, key);
+		line(f, key, is_level(key) || old < 0 ? v : v - old);
+	}
+}

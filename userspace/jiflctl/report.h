@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* jiflctl: settings and counters, for people and for scripts. */
+#ifndef JIFLCTL_REPORT_H
+#define JIFLCTL_REPORT_H
+
+#include <stdio.h>
+
+#include "jiflproc.h"
+
+void report_status(FILE *f, const struct jifl_proc_control *c,
+		   const struct jifl_proc_stats *s);
+
+/* One "key value  what it counts" line per counter, or a JSON object. */
+void report_stats(FILE *f, const struct jifl_proc_stats *s, int json);
+
+/* What changed from @before to @after; cache_* (levels) as they are now. */
+void report_delta(FILE *f, const struct jifl_proc_stats *before,
+		  const struct jifl_proc_stats *after);
+
+#endif /* JIFLCTL_REPORT_H */

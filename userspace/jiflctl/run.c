@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jiflctl run: the child waits on a pipe until the pid filter names it,
+ * so that JIFL covers its whole life from execve on, and nothing else.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "report.h"
+
+static void __attribute__((noreturn)) child(int go[2], char *const argv[])
+{
+	char c;
+
+	close(go[1]);
+	/* EOF: the parent could not set JIFL up and says why */
+	if (read(go[0], &c, 1) != 1)
+		_exit(127);
+	execvp(argv[0], argv);
+	fprintf(stderr, PROG ": run: %s: %s\n", argv[0], strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static int wait_child(pid_t pid, int *status)
+{
+	pid_t r;
+
+	do
+		r = waitpid(pid, status, 0);
+	while (r < 0 && errno == EINTR);
+	return r == pid ? 0 : -1;
+}
+
+/* Back to the settings before the run, JIFL off unless it was on. */
+static int restore(const struct jifl_proc_control *saved)
+{
+	return ctl_apply(&saved->syscalls, saved->pid, saved->enabled);
+}
+
+static int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int ctl_run(const struct ctl_opts *o)
+{
+	char *const *argv = o->argv;
+	struct jifl_proc_control saved;
+	struct jifl_proc_stats before, after;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	int go[2], status, err;
+	pid_t pid;
+
+	if (ctl_read(&saved, &before))
+		return 1;
+	if (pipe2(go, O_CLOEXEC)) {
+		fprintf(stderr, PROG ": run: pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, PROG ": run: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0)
+		child(go, argv);
+	close(go[0]);
+	/* like a shell: ^C is for the command; we must live to disable JIFL */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	err = ctl_apply(&o->syscalls, pid, 1);
+	if (!err && write(go[1], "", 1) != 1)
+		err = -1;
+	close(go[1]);
+	if (wait_child(pid, &status)) {
+		fprintf(stderr, PROG ": run: waitpid: %s\n", strerror(errno));
+		err = -1;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (restore(&saved) || err)
+		return 1;
+	if (!o->quiet) {
+		err = jifl_proc_read_stats(&after);
+		if (err) {
+			ctl_error(JIFL_PROC_STATS, err);
+			return 1;
+		}
+		fprintf(stderr, PROG ": %s (pid %d) %s %d; JIFL counters of the run:\n",
+			argv[0], (int)pid, WIFEXITED(status) ? "exit status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		report_delta(stderr, &before, &after);
+	}
+	return exit_code(status);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The JIFL code cache as user space sees it: /proc/jifl/control (its
+ * settings; commands written by root) and /proc/jifl/stats (counters).
+ * Errors are -jifl_err_io with errno set: ENOENT when the kernel has no
+ * CONFIG_JIFL, EPERM for a command without CAP_SYS_ADMIN, and the
+ * kernel's answer to a bad command (EINVAL, ERANGE).
+ */
+#ifndef JIFL_JIFLPROC_H
+#define JIFL_JIFLPROC_H
+
+#include <sys/types.h>
+
+#include "sysset.h"
+
+#define JIFL_PROC_CONTROL	"/proc/jifl/control"
+#define JIFL_PROC_STATS		"/proc/jifl/stats"
+
+/* Longest command the kernel takes, its end of line not counted. */
+#define JIFL_PROC_CMD_MAX	255
+
+struct jifl_proc_control {
+	int enabled;
+	pid_t pid;			/* 0: every process */
+	struct jifl_sysset syscalls;
+	char list[1024];		/* syscalls as the kernel shows them */
+};
+
+#define JIFL_PROC_STATS_MAX	64
+
+struct jifl_proc_stats {
+	int n;
+	struct {
+		char key[32];
+		unsigned long long value;
+	} item[JIFL_PROC_STATS_MAX];	/* in the kernel's order */
+};
+
+/*
+ * Read the settings. Returns 0, -jifl_err_io, or -jifl_err_format when
+ * the file does not hold the three expected lines.
+ */
+int jifl_proc_read_control(struct jifl_proc_control *c);
+
+/*
+ * Read the counters, whichever the kernel has. Returns 0, -jifl_err_io,
+ * or -jifl_err_format for a line that is not "key: number" (a key of
+ * [a-z0-9_] only).
+ */
+int jifl_proc_read_stats(struct jifl_proc_stats *s);
+
+/* Counter @key of @s, or -1 when @s has none of that name. */
+long long jifl_proc_stat(const struct jifl_proc_stats *s, const char *key);
+
+/*
+ * Write one command ("enable", "pid 42", ...) to the control file.
+ * Returns 0 or -jifl_err_io (E2BIG: longer than JIFL_PROC_CMD_MAX).
+ */
+int jifl_proc_command(const char *cmd);
+
+/* The commands, one call each. */
+int jifl_proc_enable(int on);
+int jifl_proc_set_pid(pid_t pid);
+int jifl_proc_set_syscalls(const struct jifl_sysset *set);
+int jifl_proc_flush(void);
+
+#endif /* JIFL_JIFLPROC_H */
