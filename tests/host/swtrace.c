@@ -285,7 +285,8 @@ TEST_F(swtrace, terminated_keeps_trace)
 }
 
 /* -p: attach to a running program, detach on SIGINT; it lives on. */
-TEST_F(swtrace, attach_and_detach)
+static void check_attach(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(swtrace) *self, const char *threads)
 {
 	char status[4096];
 	pid_t pid;
@@ -294,7 +295,7 @@ TEST_F(swtrace, attach_and_detach)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		execl(PROGS "swt_spin-static", "swt_spin-static", NULL);
+		execl(PROGS "swt_spin", "swt_spin", threads, NULL);
 		_exit(127);
 	}
 	usleep(300 * 1000);
@@ -302,14 +303,23 @@ TEST_F(swtrace, attach_and_detach)
 		     "timeout --preserve-status -s INT 2 %s -o %s --truth %s -p %d",
 		     SWTRACE, self->data, self->truth, pid);
 	EXPECT_EQ(0, st) TH_LOG("%s", self->out);
-	/* Still running, no longer traced. */
+	/* Still running, no thread traced any more. */
 	usleep(100 * 1000);
 	EXPECT_EQ(0, waitpid(pid, &st, WNOHANG));
-	ASSERT_EQ(0, cmd_run(status, sizeof(status), "cat /proc/%d/status", pid));
-	EXPECT_NE(NULL, strstr(status, "TracerPid:\t0\n")) TH_LOG("%s", status);
+	ASSERT_EQ(0, cmd_run(status, sizeof(status),
+			     "grep -h TracerPid /proc/%d/task/*/status | sort -u", pid));
+	EXPECT_STREQ("TracerPid:\t0\n", status);
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 	check_same(_metadata, self);
+}
+
+TEST_F(swtrace, attach_and_detach) { check_attach(_metadata, self, "0"); }
+
+TEST_F(swtrace, attach_and_detach_threads)
+{
+	check_attach(_metadata, self, "2");
+	EXPECT_EQ(3, count_threads(&self->want));
 }
 
 /* env execs the program: the new image gets COMM exec and MMAP2s. */

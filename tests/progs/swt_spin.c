@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runs until killed: a little work, then a short sleep, over and over.
- * jifl-swtrace -p attaches to it (often inside the sleep) and detaches.
+ * Runs until killed: a little work, then a short sleep, over and over,
+ * in the main thread and in N more threads ("swt_spin N"). jifl-swtrace
+ * -p attaches to it (often inside the sleep) and detaches.
  */
+#include <pthread.h>
+#include <stdlib.h>
 #include <time.h>
 
 static volatile long sink;
@@ -16,7 +19,7 @@ __attribute__((noinline)) static long work(long n)
 	return acc;
 }
 
-int main(void)
+static void *spin(void *arg)
 {
 	const struct timespec nap = { 0, 2 * 1000 * 1000 };
 
@@ -24,4 +27,17 @@ int main(void)
 		sink += work(200);
 		nanosleep(&nap, NULL);
 	}
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	int i, n = argc > 1 ? atoi(argv[1]) : 0;
+	pthread_t t;
+
+	for (i = 0; i < n; i++)
+		if (pthread_create(&t, NULL, spin, NULL))
+			return 1;
+	spin(NULL);
+	return 0;
 }

@@ -585,15 +585,17 @@ static int tracer_loop(struct tracer *t)
 	pid_t tid;
 
 	while (!err && !t->res->error && t->nr) {
+		/* The signal may come while a report is handled, not in wait. */
+		if (interrupted && !stopping) {
+			stopping = true;
+			tracer_stop(t);
+		}
 		if (t->detaching && all_parked(t))
 			return tracer_detach_all(t);
 		tid = waitpid(-1, &st, __WALL);
 		if (tid < 0) {
 			if (errno != EINTR)
 				return -jifl_err_io;
-			if (interrupted && !stopping)
-				tracer_stop(t);
-			stopping |= interrupted;
 			continue;
 		}
 		err = tracer_report(t, tid, st, jifl_tsc_read());
