@@ -16,10 +16,13 @@ scripts/kernel-build.sh
 make -s tests initramfs
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -isystem build/kernel/usr/include \
 	-o "$share/flowjit_bench" tests/bench/flowjit_bench.c
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
+	-o "$share/jifl_bench" tests/bench/jifl_bench.c
 cp tests/data/hot.lua "$share/"
 
 cat > "$out/cmd.sh" <<'CMD'
 cd /mnt/host
+./jifl_bench
 ./flowjit_bench /mnt/host/flowjit-samples.txt
 # LuaJIT with tracking off and on (a shell tracks itself, then execs);
 # one warm-up run first, so that QEMU has translated luajit's own code.
@@ -35,7 +38,8 @@ done
 CMD
 scripts/qemu-run.sh -t none -s "$share" -c "$out/cmd.sh" -T 600 -l "$out/guest.log" >/dev/null || true
 sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest.log" | sed '1d;$d' | tr -d '\r' > "$out/flowjit.txt"
-grep -v '^luajit-run' "$out/flowjit.txt"
+grep -v '^luajit-run' "$out/flowjit.txt" | grep -v 'crng init'
+grep -A20 '^jifl-bench' "$out/flowjit.txt" > "$out/jifl.txt" || true
 awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");
 	off += a[3] - a[2]; on += b[3] - b[2] }
 	END { if (off > 0) printf "LuaJIT hot.lua, 5 runs each: untracked %.2fs, tracked %.2fs, ratio %.2f\n", off, on, on / off }' \
