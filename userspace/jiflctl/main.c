@@ -41,6 +41,10 @@ static int parse_syscalls(const char *list, struct jifl_sysset *set)
 	const char *item;
 	int err = jifl_sysset_parse(set, list, &bad);
 
+	if (!*list) {
+		fprintf(stderr, PROG ": --syscalls: invalid list '': empty (none is the empty set)\n");
+		return -1;
+	}
 	if (!err)
 		return 0;
 	if (err != -jifl_err_invalid) {

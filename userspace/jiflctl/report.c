@@ -19,6 +19,7 @@ static const struct {
 	{ "native_insn", "native: instruction not translated" },
 	{ "native_cache_full", "native: code cache full" },
 	{ "flushes", "code cache flushes" },
+	{ "invalidations", "translations dropped: kernel text changed" },
 	{ "cache_bytes", "code cache size (bytes)" },
 	{ "cache_used", "code cache bytes in use" },
 	{ "cache_blocks", "blocks in the code cache" },

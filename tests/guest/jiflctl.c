@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jiflctl in the guest: every command changes /proc/jifl/control and
+ * /proc/jifl/stats as it says, "run" covers exactly the command's process
+ * and leaves its output unchanged, and bad input fails cleanly, leaving
+ * the settings as they were.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+static const char *const jiflctl_paths[] = {
+	"/jifl/bin/jiflctl",
+#ifdef JIFL_TOP
+	JIFL_TOP "/build/bin/jiflctl",
+#endif
+};
+
+static const char *jiflctl;
+
+/* Output of the last run(). */
+static char out[1 << 16], err[1 << 16];
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? 0 : read(fd, buf, size - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+enum how { AS_ROOT, AS_NOBODY, WITHOUT_PROC_JIFL };
+
+/*
+ * Run argv (NULL-ended; argv[0] NULL means jiflctl) with stdout and
+ * stderr to out[] and err[]. Returns the exit status, 1000 + signal, or
+ * -1 when it could not run.
+ */
+static int run_how(enum how how, const char *argv[])
+{
+	int status;
+	pid_t pid;
+
+	if (!argv[0])
+		argv[0] = jiflctl;
+	pid = fork();
+	if (pid == 0) {
+		int o = open("/tmp/jc.out", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		int e = open("/tmp/jc.err", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		if (how == AS_NOBODY && (setgid(65534) || setuid(65534)))
+			_exit(125);
+		/* a kernel without CONFIG_JIFL, as far as this process sees */
+		if (how == WITHOUT_PROC_JIFL &&
+		    (unshare(CLONE_NEWNS) ||
+		     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		     mount("none", "/proc/jifl", "tmpfs", 0, NULL)))
+			_exit(125);
+		execv(argv[0], (char **)argv);
+		_exit(126);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	slurp("/tmp/jc.out", out, sizeof(out));
+	slurp("/tmp/jc.err", err, sizeof(err));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+}
+
+static int run(const char *argv[])
+{
+	return run_how(AS_ROOT, argv);
+}
+
+#define JIFLCTL(...) run((const char *[]){ NULL, __VA_ARGS__, NULL })
+
+/* The text after "@key: " on a line of @text, or -1 as text. */
+static const char *value_of(const char *text, const char *key)
+{
+	static char val[1024];
+	size_t klen = strlen(key);
+	const char *line, *end;
+
+	for (line = text; *line; line = end + 1) {
+		end = strchrnul(line, '\n');
+		if (!strncmp(line, key, klen) && !strncmp(line + klen, ": ", 2)) {
+			snprintf(val, sizeof(val), "%.*s", (int)(end - line - klen - 2),
+				 line + klen + 2);
+			return val;
+		}
+		if (!*end)
+			break;
+	}
+	return "-1";
+}
+
+static const char *control(const char *key)
+{
+	static char buf[4096];
+
+	slurp("/proc/jifl/control", buf, sizeof(buf));
+	return value_of(buf, key);
+}
+
+static long long jifl_stat(const char *key)
+{
+	static char buf[4096];
+
+	slurp("/proc/jifl/stats", buf, sizeof(buf));
+	return atoll(value_of(buf, key));
+}
+
+/* A counter in jiflctl's output: "  key   N  ..." or JSON's "key": N. */
+static long long counter(const char *text, const char *fmt, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), fmt, key);
+	p = strstr(text, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+FIXTURE(jiflctl) {
+	char pad;
+};
+
+FIXTURE_SETUP(jiflctl)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(jiflctl_paths) / sizeof(jiflctl_paths[0]); i++)
+		if (!access(jiflctl_paths[i], X_OK))
+			jiflctl = jiflctl_paths[i];
+	ASSERT_NE(NULL, jiflctl) TH_LOG("jiflctl is not installed");
+	ASSERT_EQ(0, access("/proc/jifl/control", F_OK));
+	ASSERT_EQ(0, JIFLCTL("disable"));
+}
+
+FIXTURE_TEARDOWN(jiflctl)
+{
+	JIFLCTL("disable");
+	JIFLCTL("enable", "--syscalls", "none");
+	JIFLCTL("disable");
+}
+
+TEST_F(jiflctl, enable_sets_syscalls_and_pid)
+{
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "read,write,getpid,100-102", "--pid", "1"));
+	EXPECT_STREQ("1", control("enabled"));
+	EXPECT_STREQ("0-1,39,100-102", control("syscalls"));
+	EXPECT_STREQ("1", control("pid"));
+	ASSERT_EQ(0, JIFLCTL("status"));
+	TH_LOG("status:\n%s", out);
+	EXPECT_NE(NULL, strstr(out, "enabled"));
+	EXPECT_NE(NULL, strstr(out, "0-1,39,100-102 (read, write, getpid, "));
+	EXPECT_NE(NULL, strstr(out, "pid:      1 "));
+	EXPECT_NE(NULL, strstr(out, "entries"));
+	ASSERT_EQ(0, JIFLCTL("disable"));
+	EXPECT_STREQ("0", control("enabled"));
+	ASSERT_EQ(0, JIFLCTL("status"));
+	EXPECT_NE(NULL, strstr(out, "disabled"));
+}
+
+TEST_F(jiflctl, enable_all_runs_from_the_cache)
+{
+	long long before, json;
+
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "0-3,getpid", "--pid", "1"));
+	ASSERT_EQ(0, JIFLCTL("enable"));	/* defaults: all, every process */
+	EXPECT_STREQ("1", control("enabled"));
+	EXPECT_STREQ("0", control("pid"));
+	EXPECT_EQ(0, strncmp(control("syscalls"), "0-4", 3));
+	before = jifl_stat("entries");
+	syscall(SYS_getpid);
+	syscall(SYS_getppid);
+	ASSERT_EQ(0, JIFLCTL("disable"));
+	EXPECT_LT(before + 2, jifl_stat("entries"));
+	ASSERT_EQ(0, JIFLCTL("stats", "--json"));
+	TH_LOG("json: %s", out);
+	EXPECT_EQ('{', out[0]);
+	EXPECT_NE(NULL, strstr(out, "}\n"));
+	json = counter(out, "\"%s\": ", "entries");
+	EXPECT_LT(before + 2, json);
+	EXPECT_LT(0, counter(out, "\"%s\": ", "blocks"));
+	EXPECT_EQ(jifl_stat("cache_bytes"), counter(out, "\"%s\": ", "cache_bytes"));
+	ASSERT_EQ(0, JIFLCTL("stats"));
+	EXPECT_NE(NULL, strstr(out, "lookup_misses"));
+}
+
+TEST_F(jiflctl, flush_counts)
+{
+	long long flushes = jifl_stat("flushes");
+
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "getpid"));
+	syscall(SYS_getpid);
+	ASSERT_EQ(0, JIFLCTL("flush"));
+	EXPECT_EQ(flushes + 1, jifl_stat("flushes"));
+}
+
+TEST_F(jiflctl, run_gives_native_output)
+{
+	char native[sizeof(out)];
+	long long entries = jifl_stat("entries");
+
+	ASSERT_EQ(0, run((const char *[]){ "/bin/busybox", "ls", "/", NULL }));
+	strcpy(native, out);
+	ASSERT_EQ(0, JIFLCTL("run", "--", "/bin/busybox", "ls", "/"));
+	TH_LOG("jiflctl run:\n%s", err);
+	EXPECT_STREQ(native, out);
+	EXPECT_NE(NULL, strstr(native, "proc"));
+	/* the tool's own count and the kernel's agree that it ran there */
+	EXPECT_LT(10, counter(err, "\n  %s ", "entries"));
+	EXPECT_LT(entries + 10, jifl_stat("entries"));
+	EXPECT_LT(0, counter(err, "\n  %s ", "blocks") + counter(err, "\n  %s ", "lookups"));
+	/* settings as before */
+	EXPECT_STREQ("0", control("enabled"));
+	EXPECT_STREQ("0", control("pid"));
+}
+
+/* The filter names the command's process before it starts, and it alone. */
+TEST_F(jiflctl, run_filters_the_command)
+{
+	char pid[32];
+	const char *p;
+
+	ASSERT_EQ(0, JIFLCTL("run", "--syscalls", "read,openat,getpid",
+			     "--", "/bin/busybox", "cat", "/proc/jifl/control"));
+	TH_LOG("in the run:\n%s%s", out, err);
+	p = strstr(err, "(pid ");
+	ASSERT_NE(NULL, p);
+	snprintf(pid, sizeof(pid), "pid: %d\n", atoi(p + 5));
+	EXPECT_NE(NULL, strstr(out, pid));
+	EXPECT_NE(NULL, strstr(out, "enabled: 1\n"));
+	EXPECT_NE(NULL, strstr(out, "syscalls: 0,39,257\n"));
+	EXPECT_STREQ("0", control("enabled"));
+	EXPECT_STREQ("0", control("pid"));
+}
+
+TEST_F(jiflctl, run_restores_settings_and_exit_status)
+{
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "getpid", "--pid", "1"));
+	EXPECT_EQ(7, JIFLCTL("run", "--quiet", "--", "/bin/busybox", "sh", "-c", "exit 7"));
+	EXPECT_STREQ("", err);
+	EXPECT_STREQ("1", control("enabled"));
+	EXPECT_STREQ("39", control("syscalls"));
+	EXPECT_STREQ("1", control("pid"));
+	ASSERT_EQ(0, JIFLCTL("disable"));
+	EXPECT_EQ(128 + SIGTERM, JIFLCTL("run", "--", "/bin/busybox", "sh", "-c", "kill -TERM $$"));
+	EXPECT_NE(NULL, strstr(err, "signal 15"));
+	EXPECT_EQ(127, JIFLCTL("run", "--", "/no/such/program"));
+	EXPECT_NE(NULL, strstr(err, "jiflctl: run: /no/such/program: No such file or directory"));
+	EXPECT_STREQ("0", control("enabled"));
+	EXPECT_STREQ("39", control("syscalls"));
+}
+
+static const struct {
+	const char *argv[6];
+	int status;
+	const char *error;	/* the start of stderr */
+} bad_uses[] = {
+	{ { "enable", "--syscalls", "read,nosuchcall" }, 2,
+	  "jiflctl: --syscalls: invalid list 'read,nosuchcall': no system call 'nosuchcall'\n" },
+	{ { "enable", "--syscalls", "5-3" }, 2,
+	  "jiflctl: --syscalls: invalid list '5-3': bad number or range '5-3'\n" },
+	{ { "enable", "--syscalls", "" }, 2,
+	  "jiflctl: --syscalls: invalid list '': empty (none is the empty set)\n" },
+	{ { "enable", "--syscalls", "1000" }, 1,
+	  "jiflctl: syscalls 1000: Numerical result out of range\n" },
+	{ { "enable", "--pid", "-3" }, 2, "jiflctl: --pid: not a process id: '-3'\n" },
+	{ { "enable", "--pid", "999999" }, 1, "jiflctl: --pid: no process 999999\n" },
+	{ { "enable", "--syscalls" }, 2, "jiflctl: enable: '--syscalls' needs an argument\n" },
+	{ { "stats", "--pid", "1" }, 2, "jiflctl: stats: no option --pid\n" },
+	{ { "disable", "now" }, 2, "jiflctl: disable: unexpected argument 'now'\n" },
+	{ { "frobnicate" }, 2, "jiflctl: unknown command 'frobnicate'\n" },
+	{ { "run" }, 2, "jiflctl: run: no command" },
+	{ { "run", "--pid", "1", "--", "true" }, 2, "jiflctl: run: no option --pid\n" },
+};
+
+TEST_F(jiflctl, bad_input_fails_cleanly)
+{
+	const char *argv[8] = { NULL };
+	size_t i;
+
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "getpid", "--pid", "1"));
+	ASSERT_EQ(0, JIFLCTL("disable"));
+	for (i = 0; i < sizeof(bad_uses) / sizeof(bad_uses[0]); i++) {
+		argv[0] = NULL;
+		memcpy(argv + 1, bad_uses[i].argv, sizeof(bad_uses[i].argv));
+		EXPECT_EQ(bad_uses[i].status, run(argv)) TH_LOG("%s %s", bad_uses[i].argv[0],
+								bad_uses[i].argv[1]);
+		EXPECT_EQ(0, strncmp(err, bad_uses[i].error, strlen(bad_uses[i].error)))
+			TH_LOG("stderr: %s", err);
+		EXPECT_STREQ("", out);
+		/* nothing changed */
+		EXPECT_STREQ("0", control("enabled"));
+		EXPECT_STREQ("39", control("syscalls"));
+		EXPECT_STREQ("1", control("pid"));
+	}
+}
+
+TEST_F(jiflctl, empty_set_is_none)
+{
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "getpid"));
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "none"));
+	EXPECT_STREQ("", control("syscalls"));
+	ASSERT_EQ(0, JIFLCTL("status"));
+	EXPECT_NE(NULL, strstr(out, "syscalls: none\n"));
+}
+
+TEST_F(jiflctl, needs_root_to_change)
+{
+	EXPECT_EQ(1, run_how(AS_NOBODY, (const char *[]){ NULL, "enable", NULL }));
+	EXPECT_STREQ("jiflctl: syscalls all: Permission denied (needs root)\n", err);
+	EXPECT_STREQ("0", control("enabled"));
+	/* reading is for everyone */
+	EXPECT_EQ(0, run_how(AS_NOBODY, (const char *[]){ NULL, "status", NULL }));
+}
+
+TEST_F(jiflctl, kernel_without_jifl)
+{
+	EXPECT_EQ(1, run_how(WITHOUT_PROC_JIFL, (const char *[]){ NULL, "status", NULL }));
+	EXPECT_STREQ("jiflctl: /proc/jifl/control: No such file or directory "
+		     "(is the kernel built with CONFIG_JIFL?)\n", err);
+	EXPECT_EQ(1, run_how(WITHOUT_PROC_JIFL, (const char *[]){ NULL, "enable", NULL }));
+	EXPECT_NE(NULL, strstr(err, "(is the kernel built with CONFIG_JIFL?)"));
+	EXPECT_EQ(1, run_how(WITHOUT_PROC_JIFL,
+			     (const char *[]){ NULL, "run", "--", "/bin/busybox", "true", NULL }));
+	EXPECT_NE(NULL, strstr(err, "CONFIG_JIFL"));
+}
+
+TEST_HARNESS_MAIN
