@@ -284,65 +284,58 @@ out_free:
 int jifl_perf_writer_comm(struct jifl_perf_writer *w, uint32_t pid,
 			  uint32_t tid, const char *comm, int exec, uint64_t tsc)
 {
-	struct {
-		struct perf_event_header header;
-		uint32_t pid, tid;
-		char comm[24];
+	union {
+		struct jifl_perf_comm_event ev;
+		uint8_t buf[sizeof(struct jifl_perf_comm_event) + 16];
 	} rec;
 	size_t n = strnlen(comm, 15) + 1;
 
 	memset(&rec, 0, sizeof(rec));
-	rec.header.type = PERF_RECORD_COMM;
-	rec.header.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
-	rec.pid = pid;
-	rec.tid = tid;
-	memcpy(rec.comm, comm, n - 1);
+	rec.ev.header.type = PERF_RECORD_COMM;
+	rec.ev.header.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
+	rec.ev.pid = pid;
+	rec.ev.tid = tid;
+	memcpy(rec.ev.comm, comm, n - 1);
 	n = (n + 7) & ~(size_t)7;
-	return writer_put_record(w, &rec, offsetof(typeof(rec), comm) + n,
-				 EV_DUMMY, pid, tid, tsc);
+	return writer_put_record(w, &rec, sizeof(rec.ev) + n, EV_DUMMY, pid,
+				 tid, tsc);
 }
 
 int jifl_perf_writer_mmap2(struct jifl_perf_writer *w,
 			   const struct jifl_perf_mmap2 *m, uint64_t tsc)
 {
-	struct {
-		struct perf_event_header header;
-		uint32_t pid, tid;
-		uint64_t addr, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, ino_generation;
-		uint32_t prot, flags;
-		char filename[4096 + 8];
+	union {
+		struct jifl_perf_mmap2_event ev;
+		uint8_t buf[sizeof(struct jifl_perf_mmap2_event) + 4096 + 8];
 	} rec;
 	size_t n = strnlen(m->filename, 4095) + 1;
 
-	memset(&rec, 0, offsetof(typeof(rec), filename));
-	rec.header.type = PERF_RECORD_MMAP2;
-	rec.header.misc = PERF_RECORD_MISC_USER;
-	rec.pid = m->pid;
-	rec.tid = m->tid;
-	rec.addr = m->addr;
-	rec.len = m->len;
-	rec.pgoff = m->pgoff;
-	rec.maj = m->maj;
-	rec.min = m->min;
-	rec.ino = m->ino;
-	rec.prot = m->prot;
-	rec.flags = m->flags;
-	memcpy(rec.filename, m->filename, n - 1);
-	memset(rec.filename + n - 1, 0, 8);
+	memset(&rec.ev, 0, sizeof(rec.ev));
+	rec.ev.header.type = PERF_RECORD_MMAP2;
+	rec.ev.header.misc = PERF_RECORD_MISC_USER;
+	rec.ev.pid = m->pid;
+	rec.ev.tid = m->tid;
+	rec.ev.addr = m->addr;
+	rec.ev.len = m->len;
+	rec.ev.pgoff = m->pgoff;
+	rec.ev.maj = m->maj;
+	rec.ev.min = m->min;
+	rec.ev.ino = m->ino;
+	rec.ev.prot = m->prot;
+	rec.ev.flags = m->flags;
+	memcpy(rec.ev.filename, m->filename, n - 1);
+	memset(rec.ev.filename + n - 1, 0, 8);
 	n = (n + 7) & ~(size_t)7;
-	return writer_put_record(w, &rec, offsetof(typeof(rec), filename) + n,
-				 EV_DUMMY, m->pid, m->tid, tsc);
+	return writer_put_record(w, &rec, sizeof(rec.ev) + n, EV_DUMMY, m->pid,
+				 m->tid, tsc);
 }
 
 int jifl_perf_writer_itrace_start(struct jifl_perf_writer *w, uint32_t pid,
 				  uint32_t tid, uint64_t tsc)
 {
-	struct {
-		struct perf_event_header header;
-		uint32_t pid, tid;
-	} rec = { { PERF_RECORD_ITRACE_START, 0, 0 }, pid, tid };
+	struct jifl_perf_itrace_start_event rec = {
+		{ PERF_RECORD_ITRACE_START, 0, 0 }, pid, tid
+	};
 
 	return writer_put_record(w, &rec, sizeof(rec), EV_PT, pid, tid, tsc);
 }
@@ -350,11 +343,9 @@ int jifl_perf_writer_itrace_start(struct jifl_perf_writer *w, uint32_t pid,
 static int writer_task(struct jifl_perf_writer *w, uint32_t type, uint32_t pid,
 		       uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t tsc)
 {
-	struct {
-		struct perf_event_header header;
-		uint32_t pid, ppid, tid, ptid;
-		uint64_t time;
-	} rec = { { type, 0, 0 }, pid, ppid, tid, ptid, 0 };
+	struct jifl_perf_task_event rec = {
+		{ type, 0, 0 }, pid, ppid, tid, ptid, 0
+	};
 
 	rec.time = writer_time(w, tsc);
 	return writer_put_record(w, &rec, sizeof(rec), EV_DUMMY, pid, tid, tsc);
