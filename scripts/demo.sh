@@ -40,7 +40,13 @@ if command -v flowjit >/dev/null; then
 	echo "\$ flowjit report /tmp/lua.fj"
 	flowjit report /tmp/lua.fj
 fi
+echo
+echo "--- JIFL: every system call of a command from the code cache"
+echo "\$ jiflctl run -- busybox ls /"
+jiflctl run -- busybox ls /
+echo "\$ cat /proc/jifl/stats"
+cat /proc/jifl/stats
 CMD
-say "boot the patched kernel (QEMU, TCG, 2 vCPUs) and run LuaJIT under FlowJIT"
+say "boot the patched kernel (QEMU, TCG, 2 vCPUs): FlowJIT on LuaJIT, JIFL on ls"
 scripts/qemu-run.sh -t none -c build/demo-cmd.sh -T 300 -l build/demo.log
 sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' build/demo.log | sed '1d;$d' | tr -d '\r'
