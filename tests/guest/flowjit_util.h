@@ -15,6 +15,8 @@
 #include <linux/flowjit.h>
 #include <linux/prctl.h>
 
+#include "proc_util.h"
+
 #define FJ_MAX_EVENTS 4096
 
 struct fj_rec {
@@ -25,15 +27,7 @@ struct fj_rec {
 /* Write a command to /proc/flowjit/control; returns 0 or -errno. */
 static inline int fj_control(const char *cmd)
 {
-	int fd = open("/proc/flowjit/control", O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, cmd, strlen(cmd));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
+	return proc_write("/proc/flowjit/control", cmd);
 }
 
 static inline int fj_enable(unsigned long flags)

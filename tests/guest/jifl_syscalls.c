@@ -26,19 +26,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-
-static int jifl_control(const char *cmd)
-{
-	int fd = open("/proc/jifl/control", O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, cmd, strlen(cmd));
-	n = n < 0 ? -errno : 0;
-	close(fd);
-	return n;
-}
+#include "proc_util.h"
 
 static long long jifl_stat(const char *name)
 {
