@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <intel-pt.h>
 
 #include "kselftest_harness.h"
 #include "cmd.h"
@@ -380,6 +381,130 @@ TEST_F(decode, flowjit_from_another_run)
 	expect_refused(_metadata, self, opts, "bad file format");
 	expect_refused(_metadata, self, "--flowjit /nonexistent.fj",
 		       "cannot read '/nonexistent.fj': No such file");
+}
+
+/*
+ * Which JIT page version an instruction reads when a version starts
+ * between two TSC packets (Documentation/decode.rst, "Which code
+ * version"). A synthetic run: TSC T0, TIP.PGE(JIT_ENTRY), the code runs
+ * to a ret, TSC T1, TIP(JIT_ENTRY + 0x10) for the ret, TIP.PGD for the
+ * "jmp rax" there. (libipt reads a TSC packet that precedes an event
+ * packet before the instructions before the event: keep it before a TIP.) Version 1 (from before T0) jumps over two
+ * nops; version 2 (nops) starts at @v2_start, its fetch fault at
+ * @v2_ip. Version 2 is right only when it started before T1 at the
+ * entry the trace reaches first.
+ */
+#define JIT_ENTRY	0x7f0000001000ull
+#define T0		1000000000ull
+#define T1		(T0 + 1000)
+
+static const struct window_case {
+	const char *name;
+	uint64_t v2_start, v2_ip;
+	int want_v2;
+} window_cases[] = {
+	{ "before the TSC", T0 - 10, JIT_ENTRY, 1 },
+	{ "in the TSC interval, faulted at the entry", T0 + 500, JIT_ENTRY, 1 },
+	{ "in the TSC interval, faulted elsewhere", T0 + 500, JIT_ENTRY + 2, 0 },
+	{ "after the next TSC", T1 + 10, JIT_ENTRY, 0 },
+};
+
+static void add_exec(struct __test_metadata *_metadata, struct jifl_fjwriter *w,
+		     uint64_t tsc, uint64_t ip, const unsigned char *code, size_t len)
+{
+	static struct fj_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.ev.type = FLOWJIT_EV_EXEC;
+	r.ev.flags = FLOWJIT_EVF_PAYLOAD;
+	r.ev.size = sizeof(r);
+	r.ev.tsc = tsc;
+	r.ev.pid = r.ev.tid = 1;
+	r.ev.ip = ip;
+	r.ev.addr = JIT_ENTRY & ~0xfffull;
+	memcpy(r.page + (JIT_ENTRY & 0xfff), code, len);
+	ASSERT_EQ(0, jifl_fjwriter_add(w, &r.ev));
+}
+
+/* The packets of the synthetic run into @buf; returns their size. */
+static size_t window_trace(uint8_t *buf, size_t size)
+{
+	struct pt_packet pkts[] = {
+		{ .type = ppt_psb },
+		{ .type = ppt_tsc, .payload.tsc.tsc = T0 },
+		{ .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,
+						      .bits.exec = { .csl = 1 } } },
+		{ .type = ppt_psbend },
+		{ .type = ppt_tip_pge, .payload.ip = { .ipc = pt_ipc_sext_48, .ip = JIT_ENTRY } },
+		{ .type = ppt_tsc, .payload.tsc.tsc = T1 },
+		{ .type = ppt_tip, .payload.ip = { .ipc = pt_ipc_update_16,
+						   .ip = (JIT_ENTRY + 0x10) & 0xffff } },
+		{ .type = ppt_tip_pgd, .payload.ip = { .ipc = pt_ipc_suppressed } },
+	};
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	uint64_t off = 0;
+	size_t i;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + size;
+	enc = pt_alloc_encoder(&cfg);
+	for (i = 0; enc && i < sizeof(pkts) / sizeof(pkts[0]); i++)
+		if (pt_enc_next(enc, &pkts[i]) < 0)
+			break;
+	if (enc)
+		pt_enc_get_offset(enc, &off);
+	pt_free_encoder(enc);
+	return i == sizeof(pkts) / sizeof(pkts[0]) ? off : 0;
+}
+
+TEST_F(decode, jit_version_within_tsc_interval)
+{
+	/* v1: jmp +2; nop; nop; ret. v2: nop * 4; ret. Both: jmp rax at 0x10. */
+	static const unsigned char v1[] = { 0xeb, 0x02, 0x90, 0x90, 0xc3, [0x10] = 0xff, 0xe0 };
+	static const unsigned char v2[] = { 0x90, 0x90, 0x90, 0x90, 0xc3, [0x10] = 0xff, 0xe0 };
+	static const uint64_t ips_v1[] = { 0, 4, 0x10 }, ips_v2[] = { 0, 1, 2, 3, 4, 0x10 };
+	struct jifl_perf_writer_config cfg = {
+		.pt_pmu_type = 8,
+		.pt_config = JIFL_INTEL_PT_CFG_PT | JIFL_INTEL_PT_CFG_TSC |
+			     JIFL_INTEL_PT_CFG_BRANCH | JIFL_INTEL_PT_CFG_NORETCOMP,
+		.tc = { .time_shift = 0, .time_mult = 1 },
+	};
+	struct jifl_fj_info info = { .pid = 1 };
+	char fj[160], opts[200];
+	struct jifl_perf_writer *pw;
+	struct jifl_fjwriter *w;
+	uint8_t trace[256];
+	size_t c, i, n, size;
+	long errors;
+
+	size = window_trace(trace, sizeof(trace));
+	ASSERT_GT(size, 0);
+	ASSERT_EQ(0, jifl_perf_writer_open(&pw, self->data, &cfg));
+	ASSERT_EQ(0, jifl_perf_writer_comm(pw, 1, 1, "jit", 1, T0 - 100));
+	ASSERT_EQ(0, jifl_perf_writer_itrace_start(pw, 1, 1, T0 - 100));
+	ASSERT_EQ(0, jifl_perf_writer_auxtrace(pw, 0, 1, trace, size));
+	ASSERT_EQ(0, jifl_perf_writer_exit(pw, 1, 0, 1, 0, T1 + 100));
+	ASSERT_EQ(0, jifl_perf_writer_close(pw));
+	snprintf(fj, sizeof(fj), "%s/w.fj", self->dir);
+	snprintf(opts, sizeof(opts), "--flowjit %s", fj);
+	for (c = 0; c < sizeof(window_cases) / sizeof(window_cases[0]); c++) {
+		const struct window_case *wc = &window_cases[c];
+		const uint64_t *want = wc->want_v2 ? ips_v2 : ips_v1;
+
+		n = wc->want_v2 ? 6 : 3;
+		ASSERT_EQ(0, jifl_fjwriter_open(&w, fj, &info));
+		add_exec(_metadata, w, T0 - 100, JIT_ENTRY, v1, sizeof(v1));
+		add_exec(_metadata, w, wc->v2_start, wc->v2_ip, v2, sizeof(v2));
+		ASSERT_EQ(0, jifl_fjwriter_close(w));
+		self->got.n = 0;
+		EXPECT_EQ(0, decode(self, opts, &errors)) TH_LOG("%s", wc->name);
+		EXPECT_EQ(0, errors);
+		ASSERT_EQ(n, self->got.n) TH_LOG("%s", wc->name);
+		for (i = 0; i < n; i++)
+			EXPECT_EQ(JIT_ENTRY + want[i], self->got.v[i].ip) TH_LOG("%s", wc->name);
+	}
 }
 
 TEST_F(decode, usage)

@@ -103,23 +103,29 @@ static int decode(struct run *r)
 
 static int run_buffer(struct run *r, const uint8_t *data, size_t size)
 {
+	struct jifl_tsc_index tscs;
 	struct pt_config cfg;
 	int err;
 
+	if (jifl_tsc_index_build(&tscs, data, size))
+		return -jifl_err_nomem;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)data;
 	cfg.end = (uint8_t *)data + size;
 	r->dec = pt_insn_alloc_decoder(&cfg);
-	if (!r->dec)
+	if (!r->dec) {
+		jifl_tsc_index_free(&tscs);
 		return -jifl_err_nomem;
-	if (pt_insn_set_image(r->dec, r->proc->image) < 0) {
-		pt_insn_free_decoder(r->dec);
-		return -jifl_err_internal;
 	}
-	r->proc->dec = r->dec;
-	err = decode(r);
-	r->proc->dec = NULL;
+	if (pt_insn_set_image(r->dec, r->proc->image) < 0) {
+		err = -jifl_err_internal;
+	} else {
+		jifl_process_attach(r->proc, r->dec, &tscs);
+		err = decode(r);
+		jifl_process_attach(r->proc, NULL, NULL);
+	}
 	pt_insn_free_decoder(r->dec);
+	jifl_tsc_index_free(&tscs);
 	return err;
 }
 

@@ -9,24 +9,64 @@
 #include "errcode.h"
 #include "process.h"
 
+#define PAGE_MASK	(~(uint64_t)(FLOWJIT_PAGE_SIZE - 1))
+
+/*
+ * The version of @ip's page that ran @ip at decoder time @tsc. The last
+ * version started at or before @tsc is live for sure; one that started
+ * later, but before the next TSC packet of the trace, is live from the
+ * fetch its EXEC record names on: FlowJIT logs the fetch that faulted,
+ * so reaching that IP is reaching the start of the version, whatever
+ * the time resolution (Documentation/decode.rst, "Which code version").
+ * One version is adopted per fetch: each fetch faulted at most once.
+ */
+static const struct jifl_jit_version *choose(struct jifl_process *p, uint64_t ip,
+					     uint64_t tsc)
+{
+	uint64_t page = ip & PAGE_MASK;
+	struct jifl_adopted *a = &p->adopted[(page >> 12) % JIFL_ADOPTED];
+	const struct jifl_jit_version *v, *next;
+
+	v = jifl_jit_image_find(p->jit, p->pid, ip, tsc);
+	if (a->page == page && a->v && (!v || a->v->number > v->number))
+		v = a->v;
+	next = jifl_jit_image_next(p->jit, p->pid, ip, v);
+	if (next && next->exec_ip == ip && p->tscs &&
+	    next->start <= jifl_tsc_index_next(p->tscs, tsc)) {
+		v = next;
+		a->page = page;
+		a->v = v;
+	}
+	return v;
+}
+
 /* libipt reads code it has no section for here: JIT pages. */
 static int read_jit(uint8_t *buf, size_t size, const struct pt_asid *asid,
 		    uint64_t ip, void *ctx)
 {
 	struct jifl_process *p = ctx;
-	const struct jifl_jit_version *v;
+	const struct jifl_jit_version *v, *rest;
 	uint32_t lost_mtc, lost_cyc;
-	uint64_t tsc = 0;
-	int n;
+	uint64_t tsc = 0, off = ip & ~PAGE_MASK;
+	size_t n;
+	int more;
 
 	(void)asid;
 	if (!p->jit || !p->dec)
 		return -pte_nomap;
 	/* No TSC seen yet leaves @tsc zero: only a version from time 0 fits. */
 	pt_insn_time(p->dec, &tsc, &lost_mtc, &lost_cyc);
-	n = jifl_jit_image_read(p->jit, p->pid, ip, tsc, buf, size, &v);
-	if (n < 0)
+	v = choose(p, ip, tsc);
+	if (!v)
 		return -pte_nomap;
+	n = FLOWJIT_PAGE_SIZE - off < size ? FLOWJIT_PAGE_SIZE - off : size;
+	memcpy(buf, v->bytes + off, n);
+	/* An instruction across the page end: the next page as of @tsc. */
+	if (n < size) {
+		more = jifl_jit_image_read(p->jit, p->pid, ip + n, tsc, buf + n, size - n,
+					   &rest);
+		n += more > 0 ? more : 0;
+	}
 	p->last_ip = ip;
 	p->last_ver = v;
 	return n;
@@ -89,6 +129,14 @@ int jifl_process_add_map(struct jifl_process *p, struct pt_image_section_cache *
 	if (!(m->prot & PROT_EXEC) || f[0] != '/' || !strcmp(f, "//anon"))
 		return 1;
 	return jifl_process_add_file(p, isc, f, m->pgoff, m->len, m->addr);
+}
+
+void jifl_process_attach(struct jifl_process *p, struct pt_insn_decoder *dec,
+			 const struct jifl_tsc_index *tscs)
+{
+	p->dec = dec;
+	p->tscs = tscs;
+	memset(p->adopted, 0, sizeof(p->adopted));
 }
 
 const struct jifl_jit_version *jifl_process_jit_version(const struct jifl_process *p,

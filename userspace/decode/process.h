@@ -15,6 +15,15 @@
 #include "jit_image.h"
 #include "perf_data.h"
 #include "symtab.h"
+#include "tsc_index.h"
+
+#define JIFL_ADOPTED	64	/* pages with a version chosen ahead of time */
+
+/* A JIT page version that its EXEC record's IP placed ahead of the TSC. */
+struct jifl_adopted {
+	uint64_t page;
+	const struct jifl_jit_version *v;
+};
 
 struct jifl_process {
 	uint32_t pid;
@@ -22,6 +31,8 @@ struct jifl_process {
 	struct jifl_symtab *syms;
 	const struct jifl_jit_image *jit;	/* NULL without FlowJIT data */
 	struct pt_insn_decoder *dec;		/* the decoder using the image now */
+	const struct jifl_tsc_index *tscs;	/* the TSC packets of its trace */
+	struct jifl_adopted adopted[JIFL_ADOPTED];	/* by page hash; per thread */
 	/* What the read callback returned last. */
 	uint64_t last_ip;
 	const struct jifl_jit_version *last_ver;
@@ -44,6 +55,13 @@ int jifl_process_add_map(struct jifl_process *p, struct pt_image_section_cache *
 int jifl_process_add_file(struct jifl_process *p, struct pt_image_section_cache *isc,
 			  const char *path, uint64_t offset, uint64_t size,
 			  uint64_t addr);
+
+/*
+ * Start decoding a thread's trace (@dec, whose TSC packets are @tscs) in
+ * @p; NULL, NULL when it ends. Forgets the versions chosen ahead of time.
+ */
+void jifl_process_attach(struct jifl_process *p, struct pt_insn_decoder *dec,
+			 const struct jifl_tsc_index *tscs);
 
 /*
  * The JIT version the instruction at @ip was read from, when the last

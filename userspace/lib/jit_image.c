@@ -260,6 +260,16 @@ const struct jifl_jit_version *jifl_jit_image_find(const struct jifl_jit_image *
 	return lo ? &e->v[lo - 1] : NULL;
 }
 
+const struct jifl_jit_version *jifl_jit_image_next(const struct jifl_jit_image *img,
+						   uint32_t pid, uint64_t addr,
+						   const struct jifl_jit_version *v)
+{
+	const struct page_entry *e = lookup(img, pid, addr & PAGE_MASK);
+	size_t i = v ? v->number : 0;
+
+	return e && i < e->nr ? &e->v[i] : NULL;
+}
+
 int jifl_jit_image_read(const struct jifl_jit_image *img, uint32_t pid,
 			uint64_t addr, uint64_t tsc, void *buf, size_t size,
 			const struct jifl_jit_version **ver)

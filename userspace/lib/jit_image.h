@@ -54,6 +54,14 @@ const struct jifl_jit_version *jifl_jit_image_find(const struct jifl_jit_image *
 						   uint64_t tsc);
 
 /*
+ * The version of @v's page that follows @v, or the page's first version
+ * of @addr when @v is NULL; NULL when there is none.
+ */
+const struct jifl_jit_version *jifl_jit_image_next(const struct jifl_jit_image *img,
+						   uint32_t pid, uint64_t addr,
+						   const struct jifl_jit_version *v);
+
+/*
  * Copy up to @size bytes at @addr of @pid as they were at @tsc into @buf,
  * continuing into following pages while they are known. Returns the
  * number of bytes copied (> 0) and the version of @addr's page in @ver,
