@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jifl-decode on JIT code in the guest. This binary is its own JIT: run as
+ * "decode_jit --jit N" it rewrites one RWX page N times (each version a
+ * different loop at a different place), as "decode_jit --smc N" it runs
+ * code that patches a jump in its own page (the store is single-stepped
+ * by FlowJIT, FLOWJIT_EVF_STEP). The tests record it, and LuaJIT, with
+ *
+ *   flowjit record -o x.fj -- jifl-swtrace -o p.data --truth t -- CMD
+ *
+ * decode p.data with jifl-decode --flowjit x.fj, and require the decoded
+ * addresses to equal the ground truth, thread by thread, with no decode
+ * error. The same p.data through "perf script --itrace=i1ie" (perf knows
+ * no JIT code) is decoded too, and both error counts are printed: the
+ * side-by-side that shows what FlowJIT adds.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "../host/swtrace_truth.h"
+
+#define PAGE		4096
+#define CMD_MAX		(3 * PATH_MAX)
+/* A TSC packet only when 10^9 ticks passed: versions share TSC values. */
+#define TSC_RARE	"--tsc-every 1000000000"
+
+typedef int (*jit_fn)(int);
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/*
+ * Version @i: "mov ecx, K; xor eax, eax; 1: add eax, i; nop * (i % 4);
+ * dec ecx; jnz 1b; ret" returning K * i. Lengths and loop counts differ
+ * from version to version, so code of the wrong version decodes to
+ * other addresses or to trace errors.
+ */
+static size_t emit_version(unsigned char *p, unsigned int i)
+{
+	size_t n = 0, loop;
+
+	p[n++] = 0xb9;
+	put32(p + n, i % 5 + 1);
+	n += 4;
+	p[n++] = 0x31;
+	p[n++] = 0xc0;
+	loop = n;
+	p[n++] = 0x05;
+	put32(p + n, i);
+	n += 4;
+	memset(p + n, 0x90, i % 4);
+	n += i % 4;
+	p[n++] = 0xff;
+	p[n++] = 0xc9;
+	p[n++] = 0x75;
+	p[n] = (unsigned char)(loop - (n + 1));
+	n++;
+	p[n++] = 0xc3;
+	return n;
+}
+
+/* The RWX JIT: @n versions in one page, at 21 places that recur. */
+static int run_jit(int n)
+{
+	unsigned char *page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned int i, off;
+
+	if (page == MAP_FAILED)
+		return -1;
+	for (i = 0; i < (unsigned int)n; i++) {
+		off = i * 48 % 1024;
+		emit_version(page + off, i);
+		if (((jit_fn)(page + off))(0) != (int)((i % 5 + 1) * i))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Self-modifying code: "xor eax, eax; mov [rip + 1], dil; jmp short +0;
+ * mov eax, 1; ret" stores its argument into the jump's displacement: 0
+ * runs "mov eax, 1", 5 jumps over it to the ret.
+ */
+static const unsigned char smc_code[] = {
+	0x31, 0xc0,
+	0x40, 0x88, 0x3d, 0x01, 0x00, 0x00, 0x00,
+	0xeb, 0x00,
+	0xb8, 0x01, 0x00, 0x00, 0x00,
+	0xc3,
+};
+
+static int run_smc(int n)
+{
+	unsigned char *page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i, skip;
+
+	if (page == MAP_FAILED)
+		return -1;
+	memcpy(page, smc_code, sizeof(smc_code));
+	for (i = 0; i < n; i++) {
+		skip = i % 3 == 1;
+		if (((jit_fn)page)(skip ? 5 : 0) != !skip)
+			return -1;
+	}
+	return 0;
+}
+
+/* "decode_jit --jit N" or "--smc N" runs the program, not the tests. */
+__attribute__((constructor)) static void jit_main(int argc, char **argv)
+{
+	if (argc < 3)
+		return;
+	if (!strcmp(argv[1], "--jit"))
+		_exit(run_jit(atoi(argv[2])) ? 99 : 0);
+	if (!strcmp(argv[1], "--smc"))
+		_exit(run_smc(atoi(argv[2])) ? 99 : 0);
+}
+
+/* @path: where the tool @name is installed; 0, or -1 if nowhere. */
+static int find_tool(char path[PATH_MAX], const char *name)
+{
+	snprintf(path, PATH_MAX, "/jifl/bin/%s", name);
+#ifdef JIFL_TOP
+	if (access(path, X_OK))
+		snprintf(path, PATH_MAX, JIFL_TOP "/build/bin/%s", name);
+#endif
+	return access(path, X_OK);
+}
+
+static int step_cmp(const void *a, const void *b)
+{
+	const struct step *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Run @cmd; its lines "... TID IP ..." (TID in column @tid_col) go to
+ * @s, lines containing @error_mark are counted in @errors and shown
+ * (the first few). Returns the exit status, or -1.
+ */
+static int read_ips(const char *cmd, int tid_col, const char *error_mark,
+		    struct ipseq *s, long *errors)
+{
+	char line[1024], *save, *tok, *end;
+	unsigned long tid;
+	uint64_t ip;
+	FILE *f = popen(cmd, "r");
+	int col, st;
+
+	if (!f)
+		return -1;
+	*errors = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, error_mark)) {
+			if ((*errors)++ < 5)
+				fprintf(stderr, "# %s", line);
+			continue;
+		}
+		tok = strtok_r(line, " \t\n", &save);
+		for (col = 0; tok && col < tid_col; col++)
+			tok = strtok_r(NULL, " \t\n", &save);
+		if (!tok)
+			continue;
+		tid = strtoul(tok, &end, 10);
+		tok = *end ? NULL : strtok_r(NULL, " \t\n", &save);
+		if (!tok)
+			continue;
+		ip = strtoull(tok, &end, 16);
+		if (!*end && ipseq_push(s, tid, ip))
+			break;
+	}
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Steps of @a and @b that differ at the same position, thread by thread. */
+static size_t count_diffs(const struct ipseq *a, const struct ipseq *b, size_t *first)
+{
+	size_t i, n = 0;
+
+	*first = SIZE_MAX;
+	for (i = 0; i < a->n && i < b->n; i++) {
+		if (a->v[i].tid == b->v[i].tid && a->v[i].ip == b->v[i].ip)
+			continue;
+		if (!n++)
+			*first = i;
+	}
+	return n + (a->n > b->n ? a->n - b->n : b->n - a->n);
+}
+
+FIXTURE(decode) {
+	char dir[64], fj[128], data[128], truth[128];
+	char self_exe[PATH_MAX], flowjit[PATH_MAX], swtrace[PATH_MAX], decoder[PATH_MAX];
+	struct ipseq want, got, perf;
+};
+
+FIXTURE_SETUP(decode)
+{
+	ssize_t n;
+
+	if (find_tool(self->decoder, "jifl-decode") || find_tool(self->flowjit, "flowjit") ||
+	    find_tool(self->swtrace, "jifl-swtrace"))
+		SKIP(return, "the JIFL tools are not installed");
+	ASSERT_EQ(0, access("/proc/flowjit/stream", F_OK));
+	n = readlink("/proc/self/exe", self->self_exe, sizeof(self->self_exe) - 1);
+	ASSERT_GT(n, 0);
+	self->self_exe[n] = '\0';
+	strcpy(self->dir, "/tmp/decode-jit-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->fj, sizeof(self->fj), "%s/x.fj", self->dir);
+	snprintf(self->data, sizeof(self->data), "%s/p.data", self->dir);
+	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
+	memset(&self->want, 0, sizeof(self->want));
+	memset(&self->got, 0, sizeof(self->got));
+	memset(&self->perf, 0, sizeof(self->perf));
+}
+
+FIXTURE_TEARDOWN(decode)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	if (system(cmd))
+		TH_LOG("cannot remove %s", self->dir);
+	free(self->want.v);
+	free(self->got.v);
+	free(self->perf.v);
+}
+
+static int shell(const char *fmt, ...)
+{
+	char cmd[CMD_MAX];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* "jit instructions: N" of jifl-decode --stats, or -1. */
+static long jit_insns(FIXTURE_DATA(decode) *self)
+{
+	char cmd[CMD_MAX], line[256];
+	long n = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s -i %s --flowjit %s --stats", self->decoder,
+		 self->data, self->fj);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "jit instructions: %ld", &n);
+	pclose(f);
+	return n;
+}
+
+/*
+ * Record @cmd under flowjit and jifl-swtrace (@swtrace_opts added), then
+ * jifl-decode must give the truth exactly, JIT code included, with no
+ * error; perf script's errors and differences are counted and printed.
+ */
+static void check(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
+		  const char *name, const char *swtrace_opts, const char *cmd)
+{
+	char dcmd[CMD_MAX];
+	long errors, perf_errors, jit;
+	size_t first, diffs;
+	int st;
+
+	ASSERT_EQ(0, shell("%s record -o %s -- %s -q %s -o %s --truth %s -- %s",
+			   self->flowjit, self->fj, self->swtrace, swtrace_opts,
+			   self->data, self->truth, cmd));
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	ASSERT_GT(self->want.n, 1000);
+
+	snprintf(dcmd, sizeof(dcmd), "%s -i %s --flowjit %s --insn", self->decoder,
+		 self->data, self->fj);
+	st = read_ips(dcmd, 1, " error: ", &self->got, &errors);
+	qsort(self->want.v, self->want.n, sizeof(*self->want.v), step_cmp);
+	qsort(self->got.v, self->got.n, sizeof(*self->got.v), step_cmp);
+	diffs = count_diffs(&self->want, &self->got, &first);
+	jit = jit_insns(self);
+	fprintf(stderr, "# %s: truth %zu instructions; jifl-decode: %zu instructions (%ld JIT), "
+	       "%ld errors, %zu differ from the truth\n",
+	       name, self->want.n, self->got.n, jit, errors, diffs);
+
+	snprintf(dcmd, sizeof(dcmd), "perf script -i %s --itrace=i1ie -F tid,ip 2>&1",
+		 self->data);
+	if (read_ips(dcmd, 0, "instruction trace error type", &self->perf, &perf_errors) < 0 ||
+	    !self->perf.n) {
+		fprintf(stderr, "# %s: perf script does not run here\n", name);
+	} else {
+		qsort(self->perf.v, self->perf.n, sizeof(*self->perf.v), step_cmp);
+		count_diffs(&self->want, &self->perf, &first);
+		fprintf(stderr, "# %s: perf script: %zu instructions (%ld fewer than the truth), "
+			"%ld errors, first difference at step %zd\n", name, self->perf.n,
+			(long)self->want.n - (long)self->perf.n, perf_errors,
+			first == SIZE_MAX ? (ssize_t)-1 : (ssize_t)first);
+	}
+
+	EXPECT_EQ(0, st);
+	EXPECT_EQ(0, errors);
+	EXPECT_GT(jit, 0);
+	diffs = count_diffs(&self->want, &self->got, &first);
+	ASSERT_EQ(0, diffs) {
+		if (first < self->want.n && first < self->got.n)
+			TH_LOG("first difference at step %zu: truth %u:%#lx, decoded %u:%#lx",
+			       first, self->want.v[first].tid,
+			       (unsigned long)self->want.v[first].ip, self->got.v[first].tid,
+			       (unsigned long)self->got.v[first].ip);
+	}
+}
+
+TEST_F_TIMEOUT(decode, rwx_jit, 600)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "%s --jit 200", self->self_exe);
+	check(_metadata, self, "rwx-jit", "", cmd);
+}
+
+/* The same JIT with TSC packets only where the trace re-enables. */
+TEST_F_TIMEOUT(decode, rwx_jit_rare_tsc, 600)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "%s --jit 200", self->self_exe);
+	check(_metadata, self, "rwx-jit-rare-tsc", TSC_RARE, cmd);
+}
+
+TEST_F_TIMEOUT(decode, self_modifying, 600)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "%s --smc 60", self->self_exe);
+	check(_metadata, self, "self-modifying", "", cmd);
+}
+
+/* A hot loop (as tests/data/hot.lua) that LuaJIT compiles to machine code. */
+static const char hot_lua[] =
+	"local function f(n)\n"
+	"  local s = 0\n"
+	"  for i = 1, n do\n"
+	"    if i % 3 == 0 then s = s + i else s = s - 1 end\n"
+	"  end\n"
+	"  return s\n"
+	"end\n"
+	"local t = 0\n"
+	"for k = 1, 20 do t = t + f(200 + k) end\n"
+	"io.write(t == 145765 and '' or 'wrong sum ' .. t .. '\\n')\n";
+
+TEST_F_TIMEOUT(decode, luajit, 900)
+{
+	char script[128], cmd[PATH_MAX];
+	FILE *f;
+
+	if (access("/usr/bin/luajit", X_OK))
+		SKIP(return, "/usr/bin/luajit is not installed");
+	snprintf(script, sizeof(script), "%s/hot.lua", self->dir);
+	f = fopen(script, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fwrite(hot_lua, sizeof(hot_lua) - 1, 1, f));
+	ASSERT_EQ(0, fclose(f));
+	snprintf(cmd, sizeof(cmd), "/usr/bin/luajit %s", script);
+	check(_metadata, self, "luajit", "", cmd);
+}
+
+TEST_HARNESS_MAIN
