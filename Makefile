@@ -22,7 +22,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san tests initramfs \
-	check demo bench guest-shell clean distclean
+	check check-debug demo bench guest-shell clean distclean
 
 all: kernel tests initramfs
 
@@ -30,6 +30,7 @@ help:
 	@echo "make demo        build everything, boot the patched kernel, show it working"
 	@echo "make check       all tests (host, then guest in QEMU); last line 'N passed, N failed'"
 	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
+	@echo "make check-debug guest tests on a KASAN + lockdep kernel (slow)"
 	@echo "make setup       install the Debian packages the project needs"
 	@echo "make prepare     build/linux: Debian linux-source-6.1 + patches/series (git am)"
 	@echo "make kernel      build the test kernel (KCONFIG=path for your own .config)"
@@ -88,6 +89,9 @@ initramfs: $(INITRD)
 
 check:
 	@scripts/check.sh
+
+check-debug:
+	@scripts/check-debug.sh
 
 demo:
 	@scripts/demo.sh
