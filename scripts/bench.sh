@@ -61,3 +61,6 @@ plot "$share/flowjit-samples.txt" using (bin(\$1)):(1.0 / STATS_records) smooth 
 GP
 	echo "histogram: build/bench/flowjit-cost.png"
 fi
+
+# jifl-decode vs perf script, on the host
+scripts/bench-decode.sh | tee "$out/decode.txt"

@@ -16,7 +16,7 @@ PKGS=(
 	# workloads
 	luajit stress-ng
 	# benchmarks
-	gnuplot-nox
+	gnuplot-nox time
 )
 
 missing=()
