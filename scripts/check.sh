@@ -53,6 +53,24 @@ for t in build/tests/host/*; do
 	pass=$((pass + p)); fail=$((fail + f))
 done
 
+# The decoder's tests again against the ASan/UBSan build: bad input must
+# never crash or touch memory it should not.
+if make -s userspace-san > "$logdir/build-san.log" 2>&1; then
+	echo "== host (ASan/UBSan): decode"
+	JIFL_DECODE=build/bin-san/jifl-decode build/tests/host/decode > "$logdir/host-san-decode.log" 2>&1
+	rc=$?
+	p=$(grep -E '^ok [0-9]' "$logdir/host-san-decode.log" | grep -vc '# SKIP')
+	f=$(grep -cE '^not ok [0-9]' "$logdir/host-san-decode.log")
+	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
+	[ "$f" != 0 ] && grep -E '^not ok|^#|ERROR|runtime error' "$logdir/host-san-decode.log" | tail -n 30
+	echo "   $p passed, $f failed"
+	pass=$((pass + p)); fail=$((fail + f))
+else
+	tail -n 20 "$logdir/build-san.log"
+	echo "check: sanitizer build failed"
+	fail=$((fail + 1))
+fi
+
 echo "== guest"
 scripts/qemu-run.sh -t all -l "$logdir/guest.log" | tee "$logdir/guest-verdict.txt"
 gp=$(sed -n 's/^guest: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$logdir/guest-verdict.txt")
