@@ -46,7 +46,22 @@ echo "\$ jiflctl run -- busybox ls /"
 jiflctl run -- busybox ls /
 echo "\$ cat /proc/jifl/stats"
 cat /proc/jifl/stats
+echo
+echo "--- jifl-decode: LuaJIT traced by jifl-swtrace (software Intel PT) under flowjit record"
+cd /tmp
+echo 'local s=0 for i=1,3000 do s=s+i%7 end print(s)' > small.lua
+echo "\$ flowjit record -o l.fj -- jifl-swtrace -o perf.data --truth truth -- luajit small.lua"
+flowjit record -q -o l.fj -- jifl-swtrace -q -o perf.data --truth truth -- luajit small.lua
+echo "\$ jifl-decode -i perf.data --flowjit l.fj --insn | grep jit | head -12"
+jifl-decode -i perf.data --flowjit l.fj --insn | grep '\[jit' | head -12
+echo "\$ jifl-decode -i perf.data --flowjit l.fj --stats"
+jifl-decode -i perf.data --flowjit l.fj --stats
+echo "\$ perf script -i perf.data --itrace=i1ie   # stock perf, same trace"
+perf script -i perf.data --itrace=i1ie > perf.txt 2>&1
+echo "perf script: $(grep -c 'instruction trace error type' perf.txt) decode errors, $(grep -vc 'instruction trace error' perf.txt) lines"
+grep 'instruction trace error type' perf.txt | head -3
 CMD
-say "boot the patched kernel (QEMU, TCG, 2 vCPUs): FlowJIT on LuaJIT, JIFL on ls"
-scripts/qemu-run.sh -t none -c build/demo-cmd.sh -T 300 -l build/demo.log
-sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' build/demo.log | sed '1d;$d' | tr -d '\r'
+say "boot the patched kernel (QEMU, TCG, 2 vCPUs): FlowJIT on LuaJIT, JIFL on ls, jifl-decode on LuaJIT"
+scripts/qemu-run.sh -t none -c build/demo-cmd.sh -T 600 -l build/demo.log
+sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' build/demo.log | sed '1d;$d' | tr -d '\r' |
+	grep -v 'crng init done'
