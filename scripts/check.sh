@@ -19,6 +19,20 @@ finish() {
 	exit
 }
 
+# Add up a kselftest-harness log: one TAP line per test case ("# SKIP"
+# counted apart); a non-zero exit without a "not ok" line (a crash) is
+# one failure.
+count_tap() {
+	local log=$1 rc=$2 p s f
+	p=$(grep -E '^ok [0-9]' "$log" | grep -vc '# SKIP')
+	s=$(grep -E '^ok [0-9]' "$log" | grep -c '# SKIP')
+	f=$(grep -cE '^not ok [0-9]' "$log")
+	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
+	[ "$f" != 0 ] && grep -E '^not ok|^#|ERROR|runtime error' "$log" | tail -n 30
+	echo "   $p passed, $f failed, $s skipped"
+	pass=$((pass + p)); fail=$((fail + f))
+}
+
 step() {
 	local name=$1; shift
 	local t0=$(date +%s)
@@ -43,14 +57,7 @@ for t in build/tests/host/*; do
 	name=$(basename "$t")
 	echo "== host: $name"
 	"$t" > "$logdir/host-$name.log" 2>&1
-	rc=$?
-	p=$(grep -E '^ok [0-9]' "$logdir/host-$name.log" | grep -vc '# SKIP')
-	s=$(grep -E '^ok [0-9]' "$logdir/host-$name.log" | grep -c '# SKIP')
-	f=$(grep -cE '^not ok [0-9]' "$logdir/host-$name.log")
-	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
-	[ "$f" != 0 ] && grep -E '^not ok|^#' "$logdir/host-$name.log" | tail -n 30
-	echo "   $p passed, $f failed, $s skipped"
-	pass=$((pass + p)); fail=$((fail + f))
+	count_tap "$logdir/host-$name.log" $?
 done
 
 # The decoder's tests again against the ASan/UBSan build: bad input must
@@ -58,13 +65,7 @@ done
 if make -s userspace-san > "$logdir/build-san.log" 2>&1; then
 	echo "== host (ASan/UBSan): decode"
 	JIFL_DECODE=build/bin-san/jifl-decode build/tests/host/decode > "$logdir/host-san-decode.log" 2>&1
-	rc=$?
-	p=$(grep -E '^ok [0-9]' "$logdir/host-san-decode.log" | grep -vc '# SKIP')
-	f=$(grep -cE '^not ok [0-9]' "$logdir/host-san-decode.log")
-	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
-	[ "$f" != 0 ] && grep -E '^not ok|^#|ERROR|runtime error' "$logdir/host-san-decode.log" | tail -n 30
-	echo "   $p passed, $f failed"
-	pass=$((pass + p)); fail=$((fail + f))
+	count_tap "$logdir/host-san-decode.log" $?
 else
 	tail -n 20 "$logdir/build-san.log"
 	echo "check: sanitizer build failed"

@@ -140,54 +140,7 @@ static int find_tool(char path[PATH_MAX], const char *name)
 	return access(path, X_OK);
 }
 
-static int step_cmp(const void *a, const void *b)
-{
-	const struct step *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * Run @cmd; its lines "... TID IP ..." (TID in column @tid_col) go to
- * @s, lines containing @error_mark are counted in @errors and shown
- * (the first few). Returns the exit status, or -1.
- */
-static int read_ips(const char *cmd, int tid_col, const char *error_mark,
-		    struct ipseq *s, long *errors)
-{
-	char line[1024], *save, *tok, *end;
-	unsigned long tid;
-	uint64_t ip;
-	FILE *f = popen(cmd, "r");
-	int col, st;
-
-	if (!f)
-		return -1;
-	*errors = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (strstr(line, error_mark)) {
-			if ((*errors)++ < 5)
-				fprintf(stderr, "# %s", line);
-			continue;
-		}
-		tok = strtok_r(line, " \t\n", &save);
-		for (col = 0; tok && col < tid_col; col++)
-			tok = strtok_r(NULL, " \t\n", &save);
-		if (!tok)
-			continue;
-		tid = strtoul(tok, &end, 10);
-		tok = *end ? NULL : strtok_r(NULL, " \t\n", &save);
-		if (!tok)
-			continue;
-		ip = strtoull(tok, &end, 16);
-		if (!*end && ipseq_push(s, tid, ip))
-			break;
-	}
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* Steps of @a and @b that differ at the same position, thread by thread. */
 static size_t count_diffs(const struct ipseq *a, const struct ipseq *b, size_t *first)

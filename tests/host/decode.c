@@ -36,55 +36,7 @@ static const char *decoder(void)
 	return d ? d : JIFL_TOP "/build/bin/jifl-decode";
 }
 
-static int step_cmp(const void *a, const void *b)
-{
-	const struct step *x = a, *y = b;
 
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * Run @cmd and read "TID IP" from the columns @tid_col and @tid_col + 1
- * of its lines; lines with @error_mark are counted as errors. Returns
- * the command's exit status.
- */
-static int read_ips(const char *cmd, int tid_col, const char *error_mark,
-		    struct ipseq *s, long *errors)
-{
-	char line[1024], *p, *tok;
-	unsigned long tid;
-	uint64_t ip;
-	int col, st;
-	FILE *f = popen(cmd, "r");
-
-	if (!f)
-		return -1;
-	*errors = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (strstr(line, error_mark)) {
-			(*errors)++;
-			continue;
-		}
-		tok = strtok_r(line, " \t\n", &p);
-		for (col = 0; tok && col < tid_col; col++)
-			tok = strtok_r(NULL, " \t\n", &p);
-		if (!tok)
-			continue;
-		tid = strtoul(tok, &tok, 10);
-		if (*tok)
-			continue;
-		tok = strtok_r(NULL, " \t\n", &p);
-		if (!tok)
-			continue;
-		ip = strtoull(tok, &tok, 16);
-		if (*tok || ipseq_push(s, tid, ip))
-			continue;
-	}
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
 
 FIXTURE(decode) {
 	char dir[64];

@@ -24,15 +24,6 @@
 #endif
 #define PROGS	JIFL_TOP "/build/tests/progs/"
 
-static int step_cmp(const void *a, const void *b)
-{
-	const struct step *x = a, *y = b;
-
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* Threads interleave differently in the two; compare thread by thread. */
 static void ipseq_by_thread(struct ipseq *s)
 {
