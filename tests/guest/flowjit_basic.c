@@ -418,21 +418,28 @@ TEST_F(fj, track_needs_ptrace_access)
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct data[2] = { };
 	char cmd[64];
-	int status, p[2];
+	int status, p[2], ready[2];
 	pid_t victim, tracker;
 	char c;
 
 	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, pipe(ready));
 	victim = fork();
 	ASSERT_LE(0, victim);
 	if (victim == 0) {
 		if (setgid(65534) || setuid(65534))
 			_exit(2);
 		close(p[1]);
-		read(p[0], &c, 1);	/* until the test is done */
+		/* another user now: tell the test, then wait until it is done */
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
+		read(p[0], &c, 1);
 		_exit(0);
 	}
 	close(p[0]);
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
 	snprintf(cmd, sizeof(cmd), "track %d", victim);
 	tracker = fork();
 	ASSERT_LE(0, tracker);
