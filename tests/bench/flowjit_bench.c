@@ -20,17 +20,12 @@
 #include <linux/prctl.h>
 #include <x86intrin.h>
 
+#include "../guest/flowjit_util.h"
+
 #define PAGE 4096
 #define N 20000
 
 typedef int (*jit_fn)(void);
-
-static void emit(unsigned char *p, uint32_t v)
-{
-	p[0] = 0xb8;
-	memcpy(p + 1, &v, 4);
-	p[5] = 0xc3;
-}
 
 static int cmp(const void *a, const void *b)
 {
@@ -59,7 +54,7 @@ static void rwx_loop(uint64_t *s)
 	for (i = 0; i < N; i++) {
 		uint64_t t0 = __rdtsc();
 
-		emit(code, i);
+		emit_ret_imm(code, i);
 		if (((jit_fn)code)() != i)
 			abort();
 		s[i] = __rdtsc() - t0;
@@ -78,7 +73,7 @@ static void mprotect_loop(uint64_t *s)
 		uint64_t t0 = __rdtsc();
 
 		mprotect(code, PAGE, PROT_READ | PROT_WRITE);
-		emit(code, i);
+		emit_ret_imm(code, i);
 		mprotect(code, PAGE, PROT_READ | PROT_EXEC);
 		if (((jit_fn)code)() != i)
 			abort();

@@ -20,14 +20,6 @@
 
 typedef int (*jit_fn)(void);
 
-/* mov eax, imm32; ret */
-static void emit_ret_imm(unsigned char *p, uint32_t v)
-{
-	p[0] = 0xb8;
-	memcpy(p + 1, &v, 4);
-	p[5] = 0xc3;
-}
-
 static struct fj_rec *recs;
 
 static int drain_pid(pid_t pid, struct fj_rec **out)

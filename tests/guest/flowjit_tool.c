@@ -22,6 +22,7 @@
 #include <linux/flowjit.h>
 
 #include "kselftest_harness.h"
+#include "flowjit_util.h"
 
 #define PAGE 4096
 #define FJ_END 0x8000
@@ -34,14 +35,6 @@ static const char *const flowjit_paths[] = {
 };
 
 static char self_exe[PATH_MAX];
-
-/* mov eax, imm32; ret */
-static void emit_ret_imm(unsigned char *p, uint32_t v)
-{
-	p[0] = 0xb8;
-	memcpy(p + 1, &v, 4);
-	p[5] = 0xc3;
-}
 
 static int run_versions(int versions, uint32_t base)
 {
@@ -114,16 +107,6 @@ static const char *flowjit_path(void)
 /* Output of the last run(). */
 static char out[1 << 20], err[1 << 16];
 
-static void slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd < 0 ? 0 : read(fd, buf, size - 1);
-
-	buf[n > 0 ? n : 0] = '\0';
-	if (fd >= 0)
-		close(fd);
-}
-
 /* Run argv (NULL-ended), stdout and stderr to out[] and err[]; the wait status. */
 static int run(char *const argv[])
 {
@@ -141,8 +124,8 @@ static int run(char *const argv[])
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
-	slurp("/tmp/fjt.out", out, sizeof(out));
-	slurp("/tmp/fjt.err", err, sizeof(err));
+	file_read("/tmp/fjt.out", out, sizeof(out));
+	file_read("/tmp/fjt.err", err, sizeof(err));
 	return status;
 }
 

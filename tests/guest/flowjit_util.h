@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,14 @@ static inline int fj_drain(struct fj_rec *recs, int max)
 	}
 	close(fd);
 	return n;
+}
+
+/* JIT code for the tests: mov eax, imm32; ret */
+static inline void emit_ret_imm(unsigned char *p, uint32_t v)
+{
+	p[0] = 0xb8;
+	memcpy(p + 1, &v, 4);
+	p[5] = 0xc3;
 }
 
 /* Empty the ring and zero its counters. */

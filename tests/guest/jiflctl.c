@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "proc_util.h"
 
 static const char *const jiflctl_paths[] = {
 	"/jifl/bin/jiflctl",
@@ -29,16 +30,6 @@ static const char *jiflctl;
 
 /* Output of the last run(). */
 static char out[1 << 16], err[1 << 16];
-
-static void slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd < 0 ? 0 : read(fd, buf, size - 1);
-
-	buf[n > 0 ? n : 0] = '\0';
-	if (fd >= 0)
-		close(fd);
-}
 
 enum how { AS_ROOT, AS_NOBODY, WITHOUT_PROC_JIFL };
 
@@ -74,8 +65,8 @@ static int run_how(enum how how, const char *argv[])
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
-	slurp("/tmp/jc.out", out, sizeof(out));
-	slurp("/tmp/jc.err", err, sizeof(err));
+	file_read("/tmp/jc.out", out, sizeof(out));
+	file_read("/tmp/jc.err", err, sizeof(err));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
 }
 
@@ -110,7 +101,7 @@ static const char *control(const char *key)
 {
 	static char buf[4096];
 
-	slurp("/proc/jifl/control", buf, sizeof(buf));
+	file_read("/proc/jifl/control", buf, sizeof(buf));
 	return value_of(buf, key);
 }
 
@@ -118,7 +109,7 @@ static long long jifl_stat(const char *key)
 {
 	static char buf[4096];
 
-	slurp("/proc/jifl/stats", buf, sizeof(buf));
+	file_read("/proc/jifl/stats", buf, sizeof(buf));
 	return atoll(value_of(buf, key));
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Write a command to a /proc control file from a guest test.
+ * Files of the guest tests: write a command to a /proc control file,
+ * read a file whole.
  */
 #ifndef JIFL_PROC_UTIL_H
 #define JIFL_PROC_UTIL_H
@@ -22,6 +23,17 @@ static inline int proc_write(const char *path, const char *cmd)
 	n = n < 0 ? -errno : 0;
 	close(fd);
 	return n;
+}
+
+/* Read up to @size - 1 bytes of @path into @buf, NUL-terminated ("" on error). */
+static inline void file_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? 0 : read(fd, buf, size - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
 }
 
 static inline int jifl_control(const char *cmd)
