@@ -10,6 +10,9 @@
  * JIFL_DECODE in the environment names another build to test (the SAN=1
  * one: build/bin-san/jifl-decode).
  */
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include "errcode.h"
 #include "fjwriter.h"
 #include "jit_image.h"
+#include "perf_reader.h"
 #include "perf_writer.h"
 
 #define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
@@ -73,13 +77,22 @@ static int record(FIXTURE_DATA(decode) *self, const char *cmd)
 		       SWTRACE, self->data, self->truth, cmd);
 }
 
+/* Run jifl-decode with @args; returns its status, IPs in self->got. */
+static int decode_args(FIXTURE_DATA(decode) *self, const char *args, long *errors)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%s %s", decoder(), args);
+	return read_ips(cmd, 1, " error: ", &self->got, errors);
+}
+
 /* Decode self->data; returns jifl-decode's status, IPs in self->got. */
 static int decode(FIXTURE_DATA(decode) *self, const char *opts, long *errors)
 {
-	char cmd[512];
+	char args[512];
 
-	snprintf(cmd, sizeof(cmd), "%s -i %s --insn %s", decoder(), self->data, opts);
-	return read_ips(cmd, 1, " error: ", &self->got, errors);
+	snprintf(args, sizeof(args), "-i %s --insn %s", self->data, opts);
+	return decode_args(self, args, errors);
 }
 
 /* Index of the first difference of @a and @b (sorted by thread). */
@@ -137,6 +150,160 @@ TEST_F(decode, threads_dynamic) { check_prog(_metadata, self, PROGS "swt_thread"
 TEST_F(decode, threads_static) { check_prog(_metadata, self, PROGS "swt_thread-static", 0); }
 TEST_F(decode, crash) { check_prog(_metadata, self, PROGS "swt_crash", 128 + 11); }
 TEST_F(decode, exec) { check_prog(_metadata, self, "env " PROGS "swt_flow-static 5", 0); }
+
+/* The trace of queue @idx of self->data as a raw PT file @path. */
+static void dump_queue(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
+		       size_t idx, const char *path)
+{
+	const struct jifl_perf_queue *q;
+	struct jifl_perf_reader *r;
+	uint64_t off;
+	FILE *f;
+
+	ASSERT_EQ(0, jifl_perf_reader_open(&r, self->data, &off));
+	q = jifl_perf_reader_queue(r, idx);
+	ASSERT_NE(NULL, q);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(q->size, fwrite(q->data, 1, q->size, f));
+	EXPECT_EQ(0, fclose(f));
+	jifl_perf_reader_close(r);
+}
+
+/* The one executable segment of @elf_path as a flat file @path, at @vaddr. */
+static void flat_code(struct __test_metadata *_metadata, const char *elf_path,
+		      const char *path, uint64_t *vaddr)
+{
+	size_t n, i, size, found = 0;
+	const char *raw;
+	GElf_Phdr ph;
+	FILE *f;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(elf_path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ASSERT_NE(NULL, elf);
+	raw = elf_rawfile(elf, &size);
+	ASSERT_NE(NULL, raw);
+	ASSERT_EQ(0, elf_getphdrnum(elf, &n));
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		ASSERT_LE(ph.p_offset + ph.p_filesz, size);
+		EXPECT_EQ(ph.p_filesz, fwrite(raw + ph.p_offset, 1, ph.p_filesz, f));
+		*vaddr = ph.p_vaddr;
+		found++;
+	}
+	EXPECT_EQ(0, fclose(f));
+	elf_end(elf);
+	close(fd);
+	ASSERT_EQ(1, found);
+}
+
+/* The addresses of self->got are those of the truth, in order. */
+static void expect_truth_ips(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(decode) *self, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < self->want.n && i < self->got.n; i++)
+		if (self->want.v[i].ip != self->got.v[i].ip)
+			break;
+	EXPECT_EQ(self->want.n, self->got.n) TH_LOG("%s", what);
+	EXPECT_EQ(self->want.n, i) TH_LOG("%s: first difference at %zu", what, i);
+}
+
+/*
+ * Raw mode, as libipt's ptxed: the packets of a thread without perf.data,
+ * code from the ELF file or from a flat copy of its code segment.
+ */
+TEST_F(decode, raw_mode_matches_truth)
+{
+	char pt[160], flat[160], args[512];
+	uint64_t vaddr = 0;
+	long errors;
+
+	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 10")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	ASSERT_GT(self->want.n, 1000);
+	snprintf(pt, sizeof(pt), "%s/trace.pt", self->dir);
+	snprintf(flat, sizeof(flat), "%s/code.bin", self->dir);
+	dump_queue(_metadata, self, 0, pt);
+	flat_code(_metadata, PROGS "swt_flow-static", flat, &vaddr);
+
+	snprintf(args, sizeof(args), "--pt %s --elf %s --insn", pt, PROGS "swt_flow-static");
+	EXPECT_EQ(0, decode_args(self, args, &errors));
+	EXPECT_EQ(0, errors);
+	/* No threads in raw mode: tid 0. */
+	ASSERT_GT(self->got.n, 0);
+	EXPECT_EQ(0, self->got.v[0].tid);
+	expect_truth_ips(_metadata, self, "--elf");
+
+	self->got.n = 0;
+	snprintf(args, sizeof(args), "--pt %s --raw %s:0x%" PRIx64 " --insn", pt, flat, vaddr);
+	EXPECT_EQ(0, decode_args(self, args, &errors));
+	EXPECT_EQ(0, errors);
+	expect_truth_ips(_metadata, self, "--raw");
+
+	/* BASE moves the code: at the wrong address nothing decodes. */
+	self->got.n = 0;
+	snprintf(args, sizeof(args), "--pt %s --elf %s:0x100000 --insn", pt,
+		 PROGS "swt_flow-static");
+	EXPECT_EQ(1, decode_args(self, args, &errors));
+	EXPECT_GT(errors, 0);
+	EXPECT_EQ(0, self->got.n);
+}
+
+/* Bad raw-mode input: a clear message and a non-zero status. */
+TEST_F(decode, raw_mode_bad_input)
+{
+	static const struct {
+		const char *args;	/* %1$s: the trace, %2$s: the code, %3$s: the dir */
+		int status;
+		const char *message;
+	} cases[] = {
+		{ "--pt %3$s/none.pt --elf %2$s", 1, "--pt: cannot read '" },
+		{ "--pt %1$s --elf %3$s/none", 1, "--elf: cannot open '" },
+		{ "--pt %1$s --raw %3$s/none:0x1000", 1, "--raw: cannot open '" },
+		{ "--pt %1$s --raw %1$s", 2, "--raw: expected FILE:BASE, got '" },
+		{ "--pt %1$s --raw %1$s:0x12q", 2, "BASE must be an address" },
+		{ "--pt %1$s --raw %1$s:", 2, "BASE must be an address" },
+		{ "--pt %1$s --elf %2$s:-1", 2, "BASE must be an address" },
+		{ "--pt %1$s --elf %1$s", 1, "not an ELF file with executable segments" },
+		{ "--pt %1$s --raw %3$s/empty:0x1000", 1, "the file is empty" },
+		{ "--pt %1$s --raw %1$s:0x1000 --raw %1$s:0x1008", 1, "overlaps --raw '" },
+		{ "--pt %1$s --elf %2$s --raw %1$s:0x401100", 1, "overlaps --elf '" },
+		{ "--pt %1$s --raw %1$s:0xfffffffffffffff0", 1, "past the end of the address space" },
+		{ "--pt %3$s/empty --elf %2$s", 1, "the trace is empty" },
+		/* Not a PT stream: no PSB in it. */
+		{ "--pt %2$s --elf %2$s", 1, "no instruction could be decoded" },
+		{ "--pt %1$s --elf %2$s -i %1$s", 2, "give either -i perf.data or --pt FILE" },
+		{ "-i %1$s --elf %2$s", 2, "--elf and --raw are for --pt" },
+	};
+	char pt[160], args[1024], empty[160];
+	size_t i;
+
+	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 2")) TH_LOG("%s", self->out);
+	snprintf(pt, sizeof(pt), "%s/trace.pt", self->dir);
+	snprintf(empty, sizeof(empty), "%s/empty", self->dir);
+	dump_queue(_metadata, self, 0, pt);
+	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), ": > %s", empty));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(args, sizeof(args), cases[i].args, pt, PROGS "swt_flow-static",
+			 self->dir);
+		EXPECT_EQ(cases[i].status, cmd_run(self->out, sizeof(self->out), "%s %s --stats",
+						   decoder(), args)) TH_LOG("%s", args);
+		EXPECT_NE(NULL, strstr(self->out, cases[i].message))
+			TH_LOG("%s: %s", args, self->out);
+		EXPECT_EQ(NULL, strstr(self->out, "Sanitizer")) TH_LOG("%s", self->out);
+		EXPECT_EQ(NULL, strstr(self->out, "runtime error")) TH_LOG("%s", self->out);
+	}
+}
 
 /* Without FlowJIT data, JIT code is missing: errors, reported, exit 1. */
 TEST_F(decode, jit_without_flowjit_reports_errors)

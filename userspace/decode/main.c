@@ -3,8 +3,10 @@
  * jifl-decode: the exact instruction flow of an Intel PT trace, JIT code
  * included (Documentation/decode.rst).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,32 +44,40 @@ struct options {
 	int nr_files;
 };
 
-static int fail(const char *fmt, const char *arg)
+static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fputs("jifl-decode: ", stderr);
-	fprintf(stderr, fmt, arg);
+	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	va_end(ap);
 	return 1;
 }
 
-/* "FILE[:BASE]"; BASE in C syntax (0x...). Returns 0 or -1. */
+/* "FILE:BASE" (--raw) or "FILE[:BASE]" (--elf); BASE in C syntax (0x...). */
 static int parse_file(struct options *o, char *arg, int elf)
 {
+	const char *opt = elf ? "--elf" : "--raw";
 	struct mem_file *m = &o->files[o->nr_files];
 	char *colon = strrchr(arg, ':'), *end;
 
 	if (o->nr_files == MAX_FILES)
-		return -1;
+		return fail("%s: at most %d files", opt, MAX_FILES) + 1;
 	m->path = arg;
 	m->elf = elf;
 	if (colon) {
-		*colon = '\0';
+		errno = 0;
 		m->base = strtoull(colon + 1, &end, 0);
-		if (end == colon + 1 || *end)
-			return -1;
+		if (end == colon + 1 || *end || colon[1] == '-' || errno)
+			return fail("%s: '%s': BASE must be an address (0x...)", opt, arg) + 1;
+		*colon = '\0';
 	} else if (!elf) {
-		return -1;
+		return fail("--raw: expected FILE:BASE, got '%s'", arg) + 1;
 	}
+	if (!*arg)
+		return fail("%s: no file name in '%s'", opt, arg) + 1;
 	o->nr_files++;
 	return 0;
 }
@@ -102,8 +112,7 @@ static int parse(int argc, char **argv, struct options *o)
 		case OPT_ELF:
 		case OPT_RAW:
 			if (parse_file(o, optarg, c == OPT_ELF))
-				return fail("--%s: expected FILE:ADDRESS, got '%s'",
-					    c == OPT_ELF ? "elf" : "raw") + 1;
+				return 2;
 			break;
 		case 'h':
 			fputs(usage, stdout);

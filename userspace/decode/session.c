@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "errcode.h"
 #include "fjreader.h"
+#include "rawmem.h"
 #include "session.h"
 
 /* FlowJIT and perf times come from the same TSC; allow for rounding only. */
@@ -25,6 +23,7 @@ struct jifl_session {
 	size_t nr_procs;
 	uint8_t *raw_pt;			/* raw mode trace */
 	size_t raw_size;
+	struct jifl_rawmem *rawmem;		/* raw mode memory */
 	char **warnings;
 	size_t nr_warnings;
 };
@@ -261,6 +260,8 @@ int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
 	err = session_new(&s);
 	if (!err)
 		err = new_proc(s, 0, &p);
+	if (!err)
+		err = jifl_rawmem_new(&s->rawmem, p, s->isc);
 	if (err) {
 		say(msg, len, "%s", jifl_strerror(err));
 		jifl_session_close(s);
@@ -289,56 +290,13 @@ int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
 int jifl_session_add_elf(struct jifl_session *s, const char *path, uint64_t base,
 			 char *msg, size_t len)
 {
-	struct jifl_process *p = s->procs[0];
-	int fd, err = -jifl_err_format, added = 0;
-	size_t n, i;
-	GElf_Phdr ph;
-	Elf *elf;
-
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		say(msg, len, "--elf: cannot open '%s': %s", path, strerror(errno));
-		return -jifl_err_io;
-	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
-		err = 0;
-		for (i = 0; i < n && !err; i++) {
-			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
-			    !(ph.p_flags & PF_X) || !ph.p_filesz)
-				continue;
-			err = jifl_process_add_file(p, s->isc, path, ph.p_offset,
-						    ph.p_filesz, ph.p_vaddr + base);
-			added++;
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	if (!err && !added)
-		err = -jifl_err_format;
-	if (err)
-		say(msg, len, "--elf: '%s': %s", path,
-		    err == -jifl_err_format ? "not an ELF file with executable segments" :
-		    reason(err));
-	return err;
+	return jifl_rawmem_add_elf(s->rawmem, path, base, msg, len);
 }
 
 int jifl_session_add_raw(struct jifl_session *s, const char *path, uint64_t base,
 			 char *msg, size_t len)
 {
-	struct stat st;
-	int err;
-
-	if (stat(path, &st)) {
-		say(msg, len, "--raw: cannot open '%s': %s", path, strerror(errno));
-		return -jifl_err_io;
-	}
-	err = jifl_process_add_file(s->procs[0], s->isc, path, 0, st.st_size, base);
-	if (err)
-		say(msg, len, "--raw: '%s': %s", path, reason(err));
-	return err;
+	return jifl_rawmem_add_raw(s->rawmem, path, base, msg, len);
 }
 
 size_t jifl_session_nr_warnings(const struct jifl_session *s)
@@ -398,5 +356,6 @@ void jifl_session_close(struct jifl_session *s)
 		free(s->warnings[--s->nr_warnings]);
 	free(s->warnings);
 	free(s->raw_pt);
+	jifl_rawmem_free(s->rawmem);
 	free(s);
 }

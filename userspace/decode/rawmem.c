@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "errcode.h"
+#include "rawmem.h"
+
+struct range {
+	uint64_t lo, hi;	/* [lo, hi) */
+	char *opt;		/* "--elf 'a.out'" */
+};
+
+struct jifl_rawmem {
+	struct jifl_process *proc;
+	struct pt_image_section_cache *isc;
+	struct range *v;
+	size_t nr;
+};
+
+static int say(char *msg, size_t len, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int jifl_rawmem_new(struct jifl_rawmem **rmp, struct jifl_process *p,
+		    struct pt_image_section_cache *isc)
+{
+	struct jifl_rawmem *rm = calloc(1, sizeof(*rm));
+
+	if (!rm)
+		return -jifl_err_nomem;
+	rm->proc = p;
+	rm->isc = isc;
+	*rmp = rm;
+	return 0;
+}
+
+void jifl_rawmem_free(struct jifl_rawmem *rm)
+{
+	if (!rm)
+		return;
+	while (rm->nr)
+		free(rm->v[--rm->nr].opt);
+	free(rm->v);
+	free(rm);
+}
+
+/* Map @size bytes at file offset @offset of @path to @addr, if that is free. */
+static int map(struct jifl_rawmem *rm, const char *opt, const char *path,
+	       uint64_t offset, uint64_t size, uint64_t addr, char *msg, size_t len)
+{
+	struct range *r;
+	size_t i;
+	int err;
+
+	if (addr + size < addr)
+		return say(msg, len, -jifl_err_invalid,
+			   "%s: '%s': 0x%" PRIx64 " bytes at 0x%" PRIx64
+			   " go past the end of the address space", opt, path, size, addr);
+	for (i = 0; i < rm->nr; i++) {
+		r = &rm->v[i];
+		if (addr < r->hi && r->lo < addr + size)
+			return say(msg, len, -jifl_err_invalid,
+				   "%s: '%s' at 0x%" PRIx64 "-0x%" PRIx64
+				   " overlaps %s at 0x%" PRIx64 "-0x%" PRIx64,
+				   opt, path, addr, addr + size, r->opt, r->lo, r->hi);
+	}
+	r = realloc(rm->v, (rm->nr + 1) * sizeof(*r));
+	if (!r)
+		return say(msg, len, -jifl_err_nomem, "%s", jifl_strerror(-jifl_err_nomem));
+	rm->v = r;
+	r += rm->nr;
+	if (asprintf(&r->opt, "%s '%s'", opt, path) < 0)
+		return say(msg, len, -jifl_err_nomem, "%s", jifl_strerror(-jifl_err_nomem));
+	err = jifl_process_add_file(rm->proc, rm->isc, path, offset, size, addr);
+	if (err) {
+		free(r->opt);
+		return say(msg, len, err, "%s: '%s': %s", opt, path,
+			   err == -jifl_err_io ? strerror(errno) : jifl_strerror(err));
+	}
+	r->lo = addr;
+	r->hi = addr + size;
+	rm->nr++;
+	return 0;
+}
+
+int jifl_rawmem_add_elf(struct jifl_rawmem *rm, const char *path, uint64_t base,
+			char *msg, size_t len)
+{
+	int fd, err = 0, added = 0;
+	size_t n, i;
+	GElf_Phdr ph;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return say(msg, len, -jifl_err_io, "--elf: cannot open '%s': %s", path,
+			   strerror(errno));
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
+		for (i = 0; i < n && !err; i++) {
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
+			    !(ph.p_flags & PF_X) || !ph.p_filesz)
+				continue;
+			err = map(rm, "--elf", path, ph.p_offset, ph.p_filesz,
+				  ph.p_vaddr + base, msg, len);
+			added++;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (!err && !added)
+		err = say(msg, len, -jifl_err_format,
+			  "--elf: '%s': not an ELF file with executable segments", path);
+	return err;
+}
+
+int jifl_rawmem_add_raw(struct jifl_rawmem *rm, const char *path, uint64_t base,
+			char *msg, size_t len)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return say(msg, len, -jifl_err_io, "--raw: cannot open '%s': %s", path,
+			   strerror(errno));
+	if (!S_ISREG(st.st_mode) || !st.st_size)
+		return say(msg, len, -jifl_err_format, "--raw: '%s': %s", path,
+			   S_ISREG(st.st_mode) ? "the file is empty" : "not a regular file");
+	return map(rm, "--raw", path, 0, st.st_size, base, msg, len);
+}

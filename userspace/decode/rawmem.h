@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Raw mode memory (jifl-decode --pt): the code of ELF files (--elf) and
+ * of flat files (--raw) at the addresses the user gives, put into the one
+ * raw-mode process. Ranges may not overlap: libipt would silently let a
+ * later file hide part of an earlier one.
+ */
+#ifndef JIFL_DECODE_RAWMEM_H
+#define JIFL_DECODE_RAWMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <intel-pt.h>
+
+#include "process.h"
+
+struct jifl_rawmem;
+
+int jifl_rawmem_new(struct jifl_rawmem **rmp, struct jifl_process *p,
+		    struct pt_image_section_cache *isc);
+void jifl_rawmem_free(struct jifl_rawmem *rm);
+
+/*
+ * The executable PT_LOAD segments of the ELF file @path at their link
+ * address plus @base. Returns 0, or a negative jifl_error_code with a
+ * message naming the file in @msg.
+ */
+int jifl_rawmem_add_elf(struct jifl_rawmem *rm, const char *path, uint64_t base,
+			char *msg, size_t len);
+
+/* All bytes of the file @path at address @base; as jifl_rawmem_add_elf(). */
+int jifl_rawmem_add_raw(struct jifl_rawmem *rm, const char *path, uint64_t base,
+			char *msg, size_t len);
+
+#endif /* JIFL_DECODE_RAWMEM_H */
