@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Count of the user-mode page faults of one thread, without a system
- * call per look: the kernel copies a software event's count into the
- * event's mmap page each time the thread is scheduled in. So at a ptrace
- * stop the page holds the faults up to the *previous* stop: a step's
- * faults are known one stop later.
+ * Count of the user-mode page faults of one thread. It is read with
+ * read() at every ptrace stop: the thread is stopped, so the count is
+ * exact and covers the step that just ended. (The event's mmap page is
+ * no substitute: the kernel refreshes it only when the thread is
+ * scheduled in, which may or may not happen again inside a step, when a
+ * fault sleeps.)
  */
 #ifndef JIFL_FAULT_COUNTER_H
 #define JIFL_FAULT_COUNTER_H
@@ -13,11 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct perf_event_mmap_page;
-
 struct jifl_fault_counter {
 	int fd;
-	struct perf_event_mmap_page *page;
 	uint64_t last;
 };
 

@@ -3,10 +3,9 @@
  * The single-step loop. All threads of the program step at once, each
  * on its own (so one blocked in a system call does not hold the others);
  * waitpid() reports whichever stops. One step is PTRACE_SINGLESTEP,
- * waitpid(), and PTRACE_GETREGS after branches, system calls and signals
- * only. Whether a step took a page fault is known one stop later (see
- * fault_counter.h), so an instruction other than a system call is
- * recorded at its thread's next stop.
+ * waitpid(), a read() of the thread's page-fault count (the faults of
+ * that step), and PTRACE_GETREGS after branches, system calls and
+ * signals only. An instruction is recorded at the stop after it ran.
  * Instruction bytes of read-only file text come from a cache.
  *
  * What a stop means (x86-64 Linux):
@@ -60,10 +59,7 @@ struct tthread {
 	bool injected;		/* the current step delivers a signal */
 	uint64_t restart_ip;	/* where an interrupted system call may restart */
 	struct jifl_fault_counter faults;
-	bool in_rep;		/* stopped inside a rep string instruction */
-	bool pending;		/* pend ran; it is recorded at the next stop */
-	struct jifl_insn pend;
-	uint64_t pend_next, pend_tsc;
+	bool faulted;		/* a step of insn (rep: of any iteration) faulted */
 	bool parked;		/* detaching: stopped for good */
 };
 
@@ -189,10 +185,15 @@ static int thread_resume(struct tracer *t, struct tthread *th)
 	return 0;
 }
 
-/* Step the instruction at th->ip. */
+/*
+ * Step the instruction at th->ip. Faults of the steps of the previous
+ * one are dropped if it was not recorded: it did not run (a signal came
+ * first, or the fault raised one).
+ */
 static int thread_step(struct tracer *t, struct tthread *th)
 {
 	tracer_fetch(t, th->ip, &th->insn);
+	th->faulted = false;
 	return thread_resume(t, th);
 }
 
@@ -206,13 +207,14 @@ static int thread_get_ip(struct tthread *th)
 	return 0;
 }
 
-static int tracer_record(struct tracer *t, struct tthread *th,
-			 const struct jifl_insn *insn, uint64_t next,
-			 bool faulted, long sysno, uint64_t tsc)
+/* th->insn ran and control went to @next; @sysno: the system call it made. */
+static int tracer_record(struct tracer *t, struct tthread *th, uint64_t next,
+			 long sysno, uint64_t tsc)
 {
+	const struct jifl_insn *insn = &th->insn;
 	int err;
 
-	err = jifl_recorder_insn(th->rt, insn, next, faulted, tsc);
+	err = jifl_recorder_insn(th->rt, insn, next, th->faulted, tsc);
 	if (err)
 		return err;
 	if (insn->kind == JIFL_INSN_FAR && syscall_changes_maps(sysno)) {
@@ -222,43 +224,12 @@ static int tracer_record(struct tracer *t, struct tthread *th,
 	return err;
 }
 
-/*
- * th->insn ran and control went to @next. A system call is recorded now
- * (mappings may have changed); anything else once its faults are known.
- */
+/* th->insn ran and control went to @next: record it. */
 static int thread_ran(struct tracer *t, struct tthread *th, uint64_t next,
 		      long sysno, uint64_t tsc)
 {
 	th->ip = next;
-	if (th->insn.kind == JIFL_INSN_FAR)
-		return tracer_record(t, th, &th->insn, next, false, sysno, tsc);
-	th->pending = true;
-	th->pend = th->insn;
-	th->pend_next = next;
-	th->pend_tsc = tsc;
-	return 0;
-}
-
-/*
- * At a stop of @th: the page-fault count now covers its previous step.
- * Record the instruction that step ran, if any is pending; otherwise
- * drop the faults of a step that ran no user instruction (a system
- * call, a faulting instruction), except inside a rep instruction, whose
- * faults are its own.
- */
-static int thread_settle(struct tracer *t, struct tthread *th)
-{
-	bool faulted;
-
-	if (!th->pending) {
-		if (!th->in_rep)
-			jifl_fault_counter_changed(&th->faults);
-		return 0;
-	}
-	th->pending = false;
-	faulted = jifl_fault_counter_changed(&th->faults);
-	return tracer_record(t, th, &th->pend, th->pend_next, faulted, -1,
-			     th->pend_tsc);
+	return tracer_record(t, th, next, sysno, tsc);
 }
 
 /* A thread is known once both its first stop and its clone event came. */
@@ -308,7 +279,7 @@ static int tracer_exec(struct tracer *t, struct tthread *th, uint64_t tsc)
 		t->res->error = JIFL_TRACER_THREADS;
 		return 0;
 	}
-	err = tracer_record(t, th, &th->insn, 0, false, -1, tsc);
+	err = tracer_record(t, th, 0, -1, tsc);
 	if (err)
 		return err;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, NULL) ||
@@ -384,7 +355,7 @@ static int tracer_gone(struct tracer *t, struct tthread *th, int st,
 	/* A system call it was in did run; a fatal signal stopped the rest. */
 	if (th->rt && th->stopped && th->insn.kind == JIFL_INSN_FAR &&
 	    !th->injected) {
-		err = tracer_record(t, th, &th->insn, 0, false, -1, tsc);
+		err = tracer_record(t, th, 0, -1, tsc);
 		stop_ip = 0;
 	}
 	if (!err && th->rt)
@@ -404,7 +375,7 @@ static int tracer_signal(struct tracer *t, struct tthread *th,
 	/* A system call that was interrupted did run. */
 	if (insn->kind == JIFL_INSN_FAR && (long)regs->orig_rax != -1 &&
 	    regs->rip != insn->ip)
-		err = tracer_record(t, th, insn, regs->rip, false, regs->orig_rax, tsc);
+		err = tracer_record(t, th, regs->rip, regs->orig_rax, tsc);
 	if (!err)
 		err = jifl_recorder_leave(th->rt, regs->rip, tsc);
 	th->ip = regs->rip;
@@ -436,7 +407,6 @@ static int tracer_stopped(struct tracer *t, struct tthread *th, int st,
 	siginfo_t si;
 	int err;
 
-	th->in_rep = false;
 	if (WSTOPSIG(st) == SIGTRAP && !step_needs_regs(insn, th->injected)) {
 		next = insn->kind == JIFL_INSN_DIRECT ? insn->target :
 							 insn->ip + insn->len;
@@ -463,10 +433,8 @@ static int tracer_stopped(struct tracer *t, struct tthread *th, int st,
 			tracer_fetch(t, th->restart_ip, insn);
 		th->restart_ip = 0;
 	}
-	if (insn->rep && regs.rip == insn->ip) {
-		th->in_rep = true;
+	if (insn->rep && regs.rip == insn->ip)
 		return thread_resume(t, th);
-	}
 	err = thread_ran(t, th, regs.rip, regs.orig_rax, tsc);
 	return err ? err : thread_step(t, th);
 }
@@ -475,7 +443,6 @@ static int tracer_stopped(struct tracer *t, struct tthread *th, int st,
 static int tracer_report(struct tracer *t, pid_t tid, int st, uint64_t tsc)
 {
 	struct tthread *th = thread_find(t, tid);
-	int err;
 
 	if (!th) {
 		/* A new thread stopped before its creator's clone event. */
@@ -483,18 +450,15 @@ static int tracer_report(struct tracer *t, pid_t tid, int st, uint64_t tsc)
 		if (!th)
 			return -jifl_err_nomem;
 	}
-	if (WIFEXITED(st) || WIFSIGNALED(st)) {
-		err = thread_settle(t, th);
-		return err ? err : tracer_gone(t, th, st, tsc);
-	}
+	/* The faults of the step that ended here (the thread is stopped or gone). */
+	th->faulted |= jifl_fault_counter_changed(&th->faults);
+	if (WIFEXITED(st) || WIFSIGNALED(st))
+		return tracer_gone(t, th, st, tsc);
 	if (!th->stopped) {
 		th->stopped = true;
 		return th->rt ? thread_begin(t, th) : 0;
 	}
 	t->res->steps++;
-	err = thread_settle(t, th);
-	if (err)
-		return err;
 	if (st >> 16)
 		return tracer_event(t, th, st >> 16, tsc);
 	return tracer_stopped(t, th, st, tsc);
@@ -541,12 +505,8 @@ static int tracer_detach_all(struct tracer *t)
 
 	while (t->nr) {
 		th = t->v[0];
-		if (th->rt) {
-			if (!err)
-				err = thread_settle(t, th);
-			if (!err)
-				err = jifl_recorder_thread_end(th->rt, th->ip, false, tsc);
-		}
+		if (th->rt && !err)
+			err = jifl_recorder_thread_end(th->rt, th->ip, false, tsc);
 		if (ptrace(PTRACE_DETACH, th->tid, NULL, (void *)(long)th->sig) && !err)
 			err = -jifl_err_io;
 		thread_del(t, th);
@@ -655,10 +615,6 @@ static int tracer_finish(struct tracer *t, int err, double t0)
 		res->error = err == -jifl_err_io ? JIFL_TRACER_SYSTEM : JIFL_TRACER_RECORD;
 		res->record_err = err;
 	}
-	/* Instructions that ran but wait for their fault count: record them. */
-	for (size_t i = 0; i < t->nr; i++)
-		if (t->v[i]->rt)
-			thread_settle(t, t->v[i]);
 	if (res->error && t->attached) {
 		tracer_detach_all(t);
 	} else if (res->error) {
