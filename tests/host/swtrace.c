@@ -13,9 +13,11 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <intel-pt.h>
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "perf_reader.h"
 #include "swtrace_truth.h"
 
 /* -DSWTRACE='"path"' tests another build (the SAN=1 one in build/bin-san). */
@@ -415,6 +417,141 @@ TEST_F(swtrace, times_bounded_by_truth)
 	free(times);
 	free(groups.v);
 }
+
+/* The full IP of an IP packet, given the last IP (Intel SDM, 33.4.2.2). */
+static uint64_t packet_ip(const struct pt_packet_ip *p, uint64_t last)
+{
+	switch (p->ipc) {
+	case pt_ipc_update_16:
+		return (last & ~0xffffULL) | (p->ip & 0xffff);
+	case pt_ipc_update_32:
+		return (last & ~0xffffffffULL) | (p->ip & 0xffffffff);
+	case pt_ipc_update_48:
+		return (last & ~0xffffffffffffULL) | (p->ip & 0xffffffffffffULL);
+	case pt_ipc_sext_48:
+		return (uint64_t)((int64_t)(p->ip << 16) >> 16);
+	default:
+		return p->ip;
+	}
+}
+
+/* The IP of each FUP followed by TIP.PGD (an asynchronous exit) in @q. */
+static int queue_async_exits(const struct jifl_perf_queue *q, struct ipseq *s)
+{
+	struct pt_config config;
+	struct pt_packet_decoder *dec;
+	struct pt_packet pkt, prev = { .type = ppt_invalid };
+	uint64_t last_ip = 0, fup_ip = 0;
+	bool in_psb = false;
+	int err;
+
+	pt_config_init(&config);
+	config.begin = (uint8_t *)q->data;
+	config.end = (uint8_t *)q->data + q->size;
+	dec = pt_pkt_alloc_decoder(&config);
+	if (!dec)
+		return -1;
+	err = pt_pkt_sync_forward(dec);
+	while (err >= 0 && (err = pt_pkt_next(dec, &pkt, sizeof(pkt))) >= 0) {
+		switch (pkt.type) {
+		case ppt_psb:
+			last_ip = 0;
+			in_psb = true;
+			break;
+		case ppt_psbend:
+			in_psb = false;
+			break;
+		case ppt_fup:
+			fup_ip = last_ip = packet_ip(&pkt.payload.ip, last_ip);
+			break;
+		case ppt_tip_pgd:
+			if (prev.type == ppt_fup && !in_psb && ipseq_push(s, q->tid, fup_ip))
+				err = -pte_nomem;
+			/* fall through */
+		case ppt_tip:
+		case ppt_tip_pge:
+			if (pkt.payload.ip.ipc != pt_ipc_suppressed)
+				last_ip = packet_ip(&pkt.payload.ip, last_ip);
+			break;
+		default:
+			break;
+		}
+		if (pkt.type != ppt_pad)
+			prev = pkt;
+	}
+	pt_pkt_free_decoder(dec);
+	return err == -pte_eos ? 0 : -1;
+}
+
+/* The asynchronous exits of every thread of the recording @data. */
+static int async_exits(const char *data, struct ipseq *s)
+{
+	struct jifl_perf_reader *r;
+	size_t i;
+	int err = 0;
+
+	if (jifl_perf_reader_open(&r, data, NULL))
+		return -1;
+	for (i = 0; !err && i < jifl_perf_reader_nr_queues(r); i++)
+		err = queue_async_exits(jifl_perf_reader_queue(r, i), s);
+	jifl_perf_reader_close(r);
+	return err;
+}
+
+/*
+ * A page fault is FUP(ip of the faulting instruction), TIP.PGD: never at
+ * the instruction before, even when the fault sleeps (the file part of
+ * swt_fault waits for the disk) and the thread is scheduled in again
+ * inside the step. In swt_fault's loops only the accesses fault; each
+ * anonymous page faults once.
+ */
+static void check_faults(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(swtrace) *self, const char *prog)
+{
+	size_t i, stores = 0, loads = 0, misplaced = 0;
+	uint64_t start, end, store, load, ip;
+	struct ipseq exits = { 0 };
+	const long pages = 256;
+	char cmd[256], sum[32];
+
+	/* It prints the sum of the bytes loaded, a 1 per page. */
+	snprintf(cmd, sizeof(cmd), PROGS "%s %ld %s", prog, pages, self->dir);
+	snprintf(sum, sizeof(sum), "%ld\n", pages);
+	check_run(_metadata, self, "", cmd, sum);
+	snprintf(cmd, sizeof(cmd), PROGS "%s", prog);
+	start = symbol(cmd, "store_pages");
+	end = symbol(cmd, "swt_fault_end");
+	store = symbol(cmd, "swt_store");
+	load = symbol(cmd, "swt_load");
+	ASSERT_TRUE(start && end && store && load);
+	EXPECT_EQ(pages, count_ip(&self->want, store));
+	EXPECT_EQ(pages, count_ip(&self->want, load));
+
+	ASSERT_EQ(0, async_exits(self->data, &exits));
+	for (i = 0; i < exits.n; i++) {
+		ip = exits.v[i].ip;
+		if (ip < start || ip >= end)
+			continue;
+		if (ip == store)
+			stores++;
+		else if (ip == load)
+			loads++;
+		else if (misplaced++ < 5)
+			TH_LOG("a fault at %#llx, not at swt_store (%#llx) or swt_load (%#llx)",
+			       (unsigned long long)ip, (unsigned long long)store,
+			       (unsigned long long)load);
+	}
+	free(exits.v);
+	TH_LOG("%s: %zu FUP, TIP.PGD in the trace; in the loops %zu at swt_store, %zu at swt_load, %zu elsewhere",
+	       prog, exits.n, stores, loads, misplaced);
+	EXPECT_EQ(0, misplaced);
+	EXPECT_EQ(pages, stores);
+	/* Pages the kernel kept in the page cache (tmpfs) map several a fault. */
+	EXPECT_LT(0, loads);
+}
+
+TEST_F(swtrace, faults_dynamic) { check_faults(_metadata, self, "swt_fault"); }
+TEST_F(swtrace, faults_static) { check_faults(_metadata, self, "swt_fault-static"); }
 
 /*
  * Anonymous code is invisible to perf: recording works, decoding fails
