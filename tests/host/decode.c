@@ -10,6 +10,7 @@
  * JIFL_DECODE in the environment names another build to test (the SAN=1
  * one: build/bin-san/jifl-decode).
  */
+#define _GNU_SOURCE	/* memmem */
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -125,6 +126,11 @@ static void check_prog(struct __test_metadata *_metadata,
 	EXPECT_EQ(self->want.n, self->got.n);
 	ASSERT_EQ(self->want.n, i) TH_LOG("first difference from the truth at %zu of %zu",
 					  i, self->want.n);
+	/* No gap of lost flow (signals do restart elsewhere). */
+	EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats", decoder(),
+			     self->data));
+	EXPECT_NE(NULL, strstr(self->out, "\ngap totals: 0 decode errors (0 missing code), "
+			       "0 overflows, 0 trace stops, ")) TH_LOG("%s", self->out);
 
 	snprintf(pcmd, sizeof(pcmd), "perf script -i %s --itrace=i1ie -F tid,ip 2>&1",
 		 self->data);
@@ -424,27 +430,97 @@ TEST_F(decode, corrupted_perf_data)
 	expect_refused(_metadata, self, "--stats", "bad file format at offset 0");
 }
 
-/* Corrupted trace bytes: errors are reported, decoding goes on. */
+/*
+ * The file offset in self->data of the trace byte at @num/@den of queue
+ * 0's data (the window of 64 bytes from there occurs once in the file);
+ * that byte's offset in the queue in @qoff. -1 if not found.
+ */
+static long trace_byte(FIXTURE_DATA(decode) *self, int num, int den, size_t *qoff)
+{
+	const struct jifl_perf_queue *q;
+	struct jifl_perf_reader *r;
+	char *file = NULL, *at;
+	long pos = -1;
+	size_t size = 0;
+	uint64_t off;
+	FILE *f;
+	int i;
+
+	f = fopen(self->data, "r");
+	if (f && !fseek(f, 0, SEEK_END) && (size = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
+	    (file = malloc(size)) && fread(file, 1, size, f) != size)
+		size = 0;
+	if (f)
+		fclose(f);
+	if (!file || !size || jifl_perf_reader_open(&r, self->data, &off)) {
+		free(file);
+		return -1;
+	}
+	q = jifl_perf_reader_queue(r, 0);
+	for (i = 0; q && pos < 0 && i < 16; i++) {
+		*qoff = q->size / den * num + 64 * i;
+		if (*qoff + 64 > q->size)
+			break;
+		at = memmem(file, size, q->data + *qoff, 64);
+		if (at && !memmem(at + 1, size - (at + 1 - file), q->data + *qoff, 64))
+			pos = at - file;
+	}
+	jifl_perf_reader_close(r);
+	free(file);
+	return pos;
+}
+
+/*
+ * Corrupted trace bytes in the middle of the AUXTRACE data: --stats
+ * lists the gap (a decode error, where, after how many instructions,
+ * where decoding resumed) and the decoder resynchronises: everything
+ * before and after the gap is exactly the truth.
+ */
 TEST_F(decode, corrupted_trace_resyncs)
 {
-	long size, errors;
-	FILE *f;
+	unsigned long long ip, off, before, total, resume_ip, resume_off;
+	const char *line;
+	size_t qoff = 0, j;
+	long at, errors;
 
 	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 10")) TH_LOG("%s", self->out);
-	f = fopen(self->data, "r");
-	ASSERT_NE(NULL, f);
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fclose(f);
-	/* In the middle of the trace data, well before the feature sections. */
-	corrupt(_metadata, self, size / 2, 0x02, 64);
-	ASSERT_EQ(1, decode(self, "", &errors));
-	EXPECT_GT(errors, 0);
 	ASSERT_EQ(0, truth_read(self->truth, &self->want));
-	EXPECT_LT(self->got.n, self->want.n);
-	/* Most of it still decodes: it resynchronised at a later PSB. */
-	EXPECT_GT(self->got.n, self->want.n / 2);
-	TH_LOG("%zu of %zu instructions, %ld errors", self->got.n, self->want.n, errors);
+	at = trace_byte(self, 1, 3, &qoff);
+	ASSERT_LT(0, at);
+	corrupt(_metadata, self, at, 0x02, 8);
+
+	EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats", decoder(),
+			     self->data));
+	TH_LOG("corrupted at queue offset 0x%zx:\n%s", qoff, self->out);
+	ASSERT_NE(NULL, strstr(self->out, "\ninstructions: "));
+	ASSERT_EQ(1, sscanf(strstr(self->out, "\ninstructions: "), "\ninstructions: %llu", &total));
+	line = strstr(self->out, "decode error (");
+	ASSERT_NE(NULL, line);
+	ASSERT_EQ(3, sscanf(strstr(line, " at ip "), " at ip %llx after %llu instructions, "
+			    "trace offset %llx", &ip, &before, &off));
+	ASSERT_NE(NULL, strstr(line, "; resumed at ip "));
+	ASSERT_EQ(2, sscanf(strstr(line, "; resumed at ip "), "; resumed at ip %llx, trace offset %llx", &resume_ip, &resume_off)) TH_LOG("%s", line);
+	EXPECT_NE(0, ip);
+	EXPECT_NE(0, resume_ip);
+	/* Found at or after the bad bytes, resumed at a PSB after them. */
+	EXPECT_GE(off, qoff);
+	EXPECT_LT(off, qoff + 8192);
+	EXPECT_GT(resume_off, qoff + 8);
+	EXPECT_NE(NULL, strstr(self->out, "gap totals: 1 decode errors"));
+	/* It resynchronised: more was decoded after the bad bytes than before. */
+	EXPECT_GT(total - before, before);
+	EXPECT_LT(total, self->want.n);
+
+	/* The listing agrees; before and after the gap, it is the truth. */
+	ASSERT_EQ(1, decode(self, "", &errors));
+	EXPECT_EQ(1, errors);
+	ASSERT_EQ(total, self->got.n);
+	for (j = 0; j < before; j++)
+		ASSERT_EQ(self->want.v[j].ip, self->got.v[j].ip) TH_LOG("instruction %zu", j);
+	EXPECT_EQ(resume_ip, self->got.v[before].ip);
+	for (j = 1; j <= total - before; j++)
+		ASSERT_EQ(self->want.v[self->want.n - j].ip, self->got.v[total - j].ip)
+			TH_LOG("instruction %zu from the end", j);
 }
 
 /* A perf.data with the Intel PT event but no trace data. */
@@ -545,10 +621,38 @@ static void add_exec(struct __test_metadata *_metadata, struct jifl_fjwriter *w,
 	ASSERT_EQ(0, jifl_fjwriter_add(w, &r.ev));
 }
 
+/*
+ * Encode @n packets into @buf; the offset of each in @offs (if not
+ * NULL). Returns the size of the trace, 0 if it does not fit.
+ */
+static size_t encode(const struct pt_packet *pkts, size_t n, uint8_t *buf, size_t size,
+		     uint64_t *offs)
+{
+	struct pt_encoder *enc;
+	struct pt_config cfg;
+	uint64_t off = 0;
+	size_t i;
+
+	pt_config_init(&cfg);
+	cfg.begin = buf;
+	cfg.end = buf + size;
+	enc = pt_alloc_encoder(&cfg);
+	for (i = 0; enc && i < n; i++) {
+		if (offs)
+			pt_enc_get_offset(enc, &offs[i]);
+		if (pt_enc_next(enc, &pkts[i]) < 0)
+			break;
+	}
+	if (enc)
+		pt_enc_get_offset(enc, &off);
+	pt_free_encoder(enc);
+	return i == n ? off : 0;
+}
+
 /* The packets of the synthetic run into @buf; returns their size. */
 static size_t window_trace(uint8_t *buf, size_t size)
 {
-	struct pt_packet pkts[] = {
+	static const struct pt_packet pkts[] = {
 		{ .type = ppt_psb },
 		{ .type = ppt_tsc, .payload.tsc.tsc = T0 },
 		{ .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,
@@ -560,22 +664,8 @@ static size_t window_trace(uint8_t *buf, size_t size)
 						   .ip = (JIT_ENTRY + 0x10) & 0xffff } },
 		{ .type = ppt_tip_pgd, .payload.ip = { .ipc = pt_ipc_suppressed } },
 	};
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t off = 0;
-	size_t i;
 
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + size;
-	enc = pt_alloc_encoder(&cfg);
-	for (i = 0; enc && i < sizeof(pkts) / sizeof(pkts[0]); i++)
-		if (pt_enc_next(enc, &pkts[i]) < 0)
-			break;
-	if (enc)
-		pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
-	return i == sizeof(pkts) / sizeof(pkts[0]) ? off : 0;
+	return encode(pkts, sizeof(pkts) / sizeof(pkts[0]), buf, size, NULL);
 }
 
 TEST_F(decode, jit_version_within_tsc_interval)
@@ -624,6 +714,117 @@ TEST_F(decode, jit_version_within_tsc_interval)
 		for (i = 0; i < n; i++)
 			EXPECT_EQ(JIT_ENTRY + want[i], self->got.v[i].ip) TH_LOG("%s", wc->name);
 	}
+}
+
+/*
+ * Every kind of gap in a synthetic raw trace through two blocks of code,
+ * A (nop; nop; jmp rax) and B (nop; nop; syscall; jmp rax): where the
+ * flow was lost, after how many instructions, where it resumed; listed
+ * by --stats in order, one line each in the listing.
+ */
+#define CODE_A		0x10000ull
+#define CODE_B		0x10010ull
+#define NO_CODE		0x20000ull
+#define PKT_IP(t, a)	{ .type = (t), .payload.ip = { .ipc = pt_ipc_sext_48, .ip = (a) } }
+#define PKT_PGD		{ .type = ppt_tip_pgd, .payload.ip = { .ipc = pt_ipc_suppressed } }
+#define PKT_MODE_64	{ .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,	\
+							      .bits.exec = { .csl = 1 } } }
+
+TEST_F(decode, gaps_of_every_kind)
+{
+	static const struct pt_packet pkts[] = {
+		{ .type = ppt_psb }, PKT_MODE_64, { .type = ppt_psbend },
+		PKT_IP(ppt_tip_pge, CODE_A), PKT_IP(ppt_tip, CODE_B),
+		/* The system call: disabled, enabled where it left off. */
+		PKT_PGD, PKT_IP(ppt_tip_pge, CODE_B + 4),
+		/* libipt takes the overflow right after the jmp. */
+		PKT_IP(ppt_tip, CODE_A), { .type = ppt_ovf }, PKT_IP(ppt_fup, CODE_B),
+		PKT_PGD, { .type = ppt_stop },
+		{ .type = ppt_psb }, PKT_MODE_64, { .type = ppt_psbend },
+		PKT_IP(ppt_tip_pge, CODE_A), PKT_IP(ppt_tip, CODE_B),
+		/* A system call that returns elsewhere (a signal). */
+		PKT_PGD, PKT_IP(ppt_tip_pge, CODE_A),
+		PKT_IP(ppt_tip, NO_CODE),
+		{ .type = ppt_tnt_8, .payload.tnt = { .bit_size = 1, .payload = 1 } },
+		{ .type = ppt_psb }, PKT_MODE_64, PKT_IP(ppt_fup, CODE_B), { .type = ppt_psbend },
+		PKT_PGD,
+	};
+	enum { LAST_PSB = 21 };		/* index in pkts */
+	static const unsigned char code[] = {
+		0x90, 0x90, 0xff, 0xe0, [0x10] = 0x90, 0x90, 0x0f, 0x05, 0xff, 0xe0,
+	};
+	static const uint16_t ips[] = {
+		0, 1, 2, 0x10, 0x11, 0x12, 0x14,	/* overflow */
+		0x10, 0x11, 0x12,			/* stopped */
+		0, 1, 2, 0x10, 0x11, 0x12,		/* restarted elsewhere */
+		0, 1, 2,				/* missing code */
+		0x10, 0x11, 0x12,
+	};
+	struct {
+		const char *line, *rest;
+	} want[] = {
+		{ "overflow at ip 0x10014 after 7 instructions, ", "; resumed at ip 0x10010, at 0." },
+		{ "trace stopped at ip 0x10012 after 10 instructions, ",
+		  "; resumed at ip 0x10000, at 0." },
+		{ "restarted elsewhere at ip 0x10012 after 16 instructions, ",
+		  "; resumed at ip 0x10000, at 0." },
+		{ "missing code at ip 0x20000 after 19 instructions, ", NULL /* below */ },
+	};
+	const size_t nr_ips = sizeof(ips) / sizeof(ips[0]);
+	char pt[160], bin[160], args[512], rest[128];
+	uint64_t offs[sizeof(pkts) / sizeof(pkts[0])];
+	const char *at, *prev;
+	uint8_t trace[512];
+	size_t size, i;
+	long errors;
+	FILE *f;
+
+	ASSERT_EQ(ppt_psb, pkts[LAST_PSB].type);
+	size = encode(pkts, sizeof(pkts) / sizeof(pkts[0]), trace, sizeof(trace), offs);
+	ASSERT_GT(size, 0);
+	snprintf(pt, sizeof(pt), "%s/gaps.pt", self->dir);
+	snprintf(bin, sizeof(bin), "%s/code.bin", self->dir);
+	f = fopen(pt, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(size, fwrite(trace, 1, size, f));
+	fclose(f);
+	f = fopen(bin, "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(sizeof(code), fwrite(code, 1, sizeof(code), f));
+	fclose(f);
+	snprintf(rest, sizeof(rest), "; resumed at ip 0x10010, trace offset 0x%" PRIx64
+		 ", at 0.000000000; ", offs[LAST_PSB]);
+	want[3].rest = rest;
+
+	/* Overflow and missing code are errors: status 1. */
+	EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s --pt %s --raw %s:0x%llx --stats",
+			     decoder(), pt, bin, CODE_A));
+	TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "\ninstructions: 22\n"));
+	EXPECT_NE(NULL, strstr(self->out, "\ngaps: 4\n"));
+	EXPECT_NE(NULL, strstr(self->out, "\ngap totals: 1 decode errors (1 missing code), "
+			       "1 overflows, 1 trace stops, 1 restarts elsewhere; "));
+	for (i = 0, prev = self->out; i < sizeof(want) / sizeof(want[0]); i++) {
+		at = strstr(self->out, want[i].line);
+		ASSERT_NE(NULL, at) TH_LOG("%s", want[i].line);
+		EXPECT_LT(prev, at) TH_LOG("out of order: %s", want[i].line);
+		EXPECT_EQ(at + strcspn(at, ";"), strstr(at, want[i].rest))
+			TH_LOG("%s...%s", want[i].line, want[i].rest);
+		prev = at;
+	}
+
+	/* The listing: every instruction (blocks A, B, A, ...), a line per gap. */
+	snprintf(args, sizeof(args), "--pt %s --raw %s:0x%llx --insn", pt, bin, CODE_A);
+	EXPECT_EQ(1, decode_args(self, args, &errors));
+	EXPECT_EQ(2, errors);
+	ASSERT_EQ(nr_ips, self->got.n);
+	for (i = 0; i < nr_ips; i++)
+		EXPECT_EQ(CODE_A + ips[i], self->got.v[i].ip) TH_LOG("instruction %zu", i);
+	EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s %s", decoder(), args));
+	EXPECT_NE(NULL, strstr(self->out, " error: overflow at ip 0x10014, trace offset 0x"));
+	EXPECT_NE(NULL, strstr(self->out, " gap: trace stopped at ip 0x10012, trace offset 0x"));
+	EXPECT_NE(NULL, strstr(self->out, " gap: restarted elsewhere at ip 0x10012, "));
+	EXPECT_NE(NULL, strstr(self->out, " error: no memory mapped at this address at ip 0x20000, "));
 }
 
 TEST_F(decode, usage)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Decode one AUXTRACE queue (one thread's trace) with libipt's
- * instruction flow decoder, handing every instruction and every error to
- * the caller. After an error the decoder resynchronises at the next PSB;
- * what lies between is reported as an error, never skipped silently.
+ * instruction flow decoder, handing every instruction and every gap to
+ * the caller. A gap is a place where the trace lost the instruction
+ * flow: a decode error (after which the decoder resynchronises at the
+ * next PSB), an overflow, tracing stopped or restarted elsewhere. What
+ * lies in a gap is reported, never skipped silently.
  */
 #ifndef JIFL_DECODE_DECODER_H
 #define JIFL_DECODE_DECODER_H
@@ -23,23 +25,47 @@ struct jifl_decoded_insn {
 	const struct jifl_jit_version *jit;	/* NULL: code from a file */
 };
 
-struct jifl_decode_error {
-	int code;				/* negative pt_error_code */
-	uint64_t ip;				/* where decoding stood */
-	uint64_t offset;			/* in the queue's trace */
-	uint64_t time;
+enum jifl_gap_kind {
+	JIFL_GAP_ERROR,		/* libipt could not go on (@code); resynchronised */
+	JIFL_GAP_OVERFLOW,	/* the hardware lost packets (OVF) */
+	JIFL_GAP_STOP,		/* tracing stopped (TraceStop) */
+	JIFL_GAP_RESTART,	/* tracing disabled, enabled again elsewhere */
+};
+
+struct jifl_gap {
+	enum jifl_gap_kind kind;
+	int code;		/* JIFL_GAP_ERROR: negative pt_error_code */
 	uint32_t tid;
+	uint64_t time;		/* perf time, ns (decoder time) */
+	/*
+	 * Where the flow was lost: the instruction that could not be
+	 * decoded, else the last one decoded (0: none yet).
+	 */
+	uint64_t ip;
+	uint64_t offset;	/* trace offset where it was lost */
+	uint64_t insns;		/* instructions of this thread decoded before it */
+	int resumed;		/* 0: no instruction followed in this thread */
+	uint64_t resume_ip;	/* the first instruction after the gap */
+	uint64_t resume_time;
+	uint64_t resume_offset;	/* JIFL_GAP_ERROR: the PSB decoding resumed at */
 };
 
 struct jifl_decode_ops {
 	void (*insn)(void *ctx, const struct jifl_decoded_insn *di);
-	void (*error)(void *ctx, const struct jifl_decode_error *de);
+	/* Called once the gap is over, before the instruction that follows. */
+	void (*gap)(void *ctx, const struct jifl_gap *gap);
 };
+
+/* Counts gaps that mean lost or wrong trace data: errors and overflows. */
+static inline int jifl_gap_is_error(const struct jifl_gap *gap)
+{
+	return gap->kind == JIFL_GAP_ERROR || gap->kind == JIFL_GAP_OVERFLOW;
+}
 
 /*
  * Decode @q in process @p. Returns 0 when the trace was read to its end
- * (errors inside it go to ops->error), or a negative jifl_error_code
- * when decoding could not start (-jifl_err_nomem).
+ * (gaps inside it go to ops->gap), or a negative jifl_error_code when
+ * decoding could not start (-jifl_err_nomem).
  */
 int jifl_decode_queue(const struct jifl_perf_queue *q, struct jifl_process *p,
 		      const struct jifl_tsc_conv *tc, const struct jifl_decode_ops *ops,

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <Zydis/Zydis.h>
 
+#include "errcode.h"
+#include "gaps.h"
 #include "printer.h"
 
 #define ERROR_IPS	8	/* addresses kept per kind of error */
@@ -19,6 +21,7 @@ struct jifl_printer {
 	enum jifl_print_mode mode;
 	uint64_t insns, jit_insns, errors;
 	struct error_kind kinds[NR_KINDS];
+	struct jifl_gaps *gaps;
 	/* The previous instruction, for branch targets (--branches, --calls). */
 	struct pt_insn prev;
 	struct jifl_decoded_insn prev_di;
@@ -30,8 +33,10 @@ int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode m
 {
 	struct jifl_printer *p = calloc(1, sizeof(*p));
 
-	if (!p)
-		return -1;
+	if (!p || jifl_gaps_new(&p->gaps)) {
+		free(p);
+		return -jifl_err_nomem;
+	}
 	p->out = out;
 	p->mode = mode;
 	*pp = p;
@@ -40,6 +45,9 @@ int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode m
 
 void jifl_printer_free(struct jifl_printer *p)
 {
+	if (!p)
+		return;
+	jifl_gaps_free(p->gaps);
 	free(p);
 }
 
@@ -148,27 +156,28 @@ static void on_insn(void *ctx, const struct jifl_decoded_insn *di)
 	}
 }
 
-static void on_error(void *ctx, const struct jifl_decode_error *de)
+static void on_gap(void *ctx, const struct jifl_gap *gap)
 {
 	struct jifl_printer *p = ctx;
-	enum pt_error_code code = pt_errcode(de->code);
+	enum pt_error_code code = pt_errcode(gap->code);
 	struct error_kind *k = &p->kinds[code < NR_KINDS ? code : 0];
 
-	if (k->count < ERROR_IPS)
-		k->ip[k->count] = de->ip;
-	k->count++;
-	p->errors++;
+	/* What went before a gap is no branch source for what follows. */
 	p->have_prev = 0;
-	if (p->mode == JIFL_PRINT_NONE)
-		return;
-	print_time(p->out, de->time);
-	fprintf(p->out, " %6u error: %s at ip 0x%" PRIx64 ", trace offset 0x%" PRIx64
-		"; resynchronising\n", de->tid, pt_errstr(code), de->ip, de->offset);
+	jifl_gaps_add(p->gaps, gap);
+	if (jifl_gap_is_error(gap)) {
+		if (k->count < ERROR_IPS)
+			k->ip[k->count] = gap->ip;
+		k->count++;
+		p->errors++;
+	}
+	if (p->mode != JIFL_PRINT_NONE)
+		jifl_gap_print(p->out, gap);
 }
 
 const struct jifl_decode_ops jifl_printer_ops = {
 	.insn = on_insn,
-	.error = on_error,
+	.gap = on_gap,
 };
 
 void jifl_printer_stats(const struct jifl_printer *p, FILE *out)
@@ -189,6 +198,7 @@ void jifl_printer_stats(const struct jifl_printer *p, FILE *out)
 			fprintf(out, " 0x%" PRIx64, k->ip[j]);
 		fputs(k->count > ERROR_IPS ? " ...\n" : "\n", out);
 	}
+	jifl_gaps_print(p->gaps, out);
 }
 
 uint64_t jifl_printer_insns(const struct jifl_printer *p)

@@ -19,6 +19,7 @@ enum jifl_print_mode {
 
 struct jifl_printer;
 
+/* Returns 0 or -jifl_err_nomem. */
 int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode mode);
 void jifl_printer_free(struct jifl_printer *p);
 
@@ -28,7 +29,10 @@ extern const struct jifl_decode_ops jifl_printer_ops;
 /* Forget the previous instruction (a new thread's trace begins). */
 void jifl_printer_new_thread(struct jifl_printer *p);
 
-/* Print the statistics: instructions (total, JIT), errors by kind with IPs. */
+/*
+ * Print the statistics: instructions (total, JIT), errors by kind with
+ * IPs, every gap and the gap totals.
+ */
 void jifl_printer_stats(const struct jifl_printer *p, FILE *out);
 
 uint64_t jifl_printer_insns(const struct jifl_printer *p);
