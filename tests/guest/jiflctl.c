@@ -142,6 +142,7 @@ FIXTURE_SETUP(jiflctl)
 
 FIXTURE_TEARDOWN(jiflctl)
 {
+	JIFLCTL("tool", "null");
 	JIFLCTL("disable");
 	JIFLCTL("enable", "--syscalls", "none");
 	JIFLCTL("disable");
@@ -274,6 +275,9 @@ static const struct {
 	{ { "enable", "--pid", "999999" }, 1, "jiflctl: --pid: no process 999999\n" },
 	{ { "enable", "--syscalls" }, 2, "jiflctl: enable: '--syscalls' needs an argument\n" },
 	{ { "stats", "--pid", "1" }, 2, "jiflctl: stats: no option --pid\n" },
+	{ { "tool", "nosuchtool" }, 1, "jiflctl: tool nosuchtool: the kernel has no such tool\n" },
+	{ { "tool" }, 2, "jiflctl: tool: needs one tool name" },
+	{ { "tool", "null", "count" }, 2, "jiflctl: tool: needs one tool name" },
 	{ { "disable", "now" }, 2, "jiflctl: disable: unexpected argument 'now'\n" },
 	{ { "frobnicate" }, 2, "jiflctl: unknown command 'frobnicate'\n" },
 	{ { "run" }, 2, "jiflctl: run: no command" },
@@ -300,6 +304,39 @@ TEST_F(jiflctl, bad_input_fails_cleanly)
 		EXPECT_STREQ("39", control("syscalls"));
 		EXPECT_STREQ("1", control("pid"));
 	}
+}
+
+/*
+ * The tool hook: the test kernel's count tool adds inline code at the
+ * start of every block. getpid's path is a few blocks, so N getpid()
+ * calls run at least N blocks more; with the null tool none are counted.
+ */
+TEST_F(jiflctl, tool_hook_runs_in_every_block)
+{
+	long long before, after, blocks;
+	char pid[16];
+	int i;
+
+	ASSERT_EQ(0, JIFLCTL("tool", "count"));
+	ASSERT_EQ(0, JIFLCTL("status"));
+	EXPECT_NE(NULL, strstr(out, "tool:     count\n")) TH_LOG("%s", out);
+	EXPECT_STREQ("count", control("tool"));
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "getpid", "--pid", pid));
+	before = jifl_stat("tool_blocks");
+	for (i = 0; i < 1000; i++)
+		syscall(SYS_getpid);
+	after = jifl_stat("tool_blocks");
+	blocks = after - before;
+	TH_LOG("1000 getpid: %lld blocks counted", blocks);
+	EXPECT_GE(blocks, 1000);
+	/* back to the null tool: nothing counted any more */
+	ASSERT_EQ(0, JIFLCTL("tool", "null"));
+	EXPECT_STREQ("null", control("tool"));
+	before = jifl_stat("tool_blocks");
+	for (i = 0; i < 1000; i++)
+		syscall(SYS_getpid);
+	EXPECT_EQ(before, jifl_stat("tool_blocks"));
 }
 
 TEST_F(jiflctl, empty_set_is_none)

@@ -124,6 +124,21 @@ int ctl_disable(const struct ctl_opts *o __attribute__((unused)))
 	return err ? 1 : 0;
 }
 
+int ctl_tool(const struct ctl_opts *o)
+{
+	char what[64];
+	int err = jifl_proc_set_tool(o->argv[0]);
+
+	if (!err)
+		return 0;
+	snprintf(what, sizeof(what), "tool %.40s", o->argv[0]);
+	if (err == -jifl_err_io && errno == EINVAL)
+		fprintf(stderr, PROG ": %s: the kernel has no such tool\n", what);
+	else
+		ctl_error(what, err);
+	return 1;
+}
+
 int ctl_flush(const struct ctl_opts *o __attribute__((unused)))
 {
 	int err = jifl_proc_flush();

@@ -15,7 +15,7 @@ struct ctl_opts {
 	pid_t pid;		/* 0: every process */
 	int json;
 	int quiet;
-	char *const *argv;	/* run: the command */
+	char *const *argv;	/* run: the command; tool: the name */
 };
 
 /* Print "jiflctl: @what: reason" for library error @err (a hint for ENOENT, EPERM). */
@@ -36,6 +36,7 @@ int ctl_stats(const struct ctl_opts *o);
 int ctl_enable(const struct ctl_opts *o);
 int ctl_disable(const struct ctl_opts *o);
 int ctl_flush(const struct ctl_opts *o);
+int ctl_tool(const struct ctl_opts *o);
 
 /* Run o->argv with JIFL enabled for it alone (run.c). */
 int ctl_run(const struct ctl_opts *o);

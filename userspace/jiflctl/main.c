@@ -20,12 +20,14 @@ static void usage(FILE *f)
 		"       " PROG " enable [--syscalls SET] [--pid PID]\n"
 		"       " PROG " disable\n"
 		"       " PROG " flush\n"
+		"       " PROG " tool NAME\n"
 		"       " PROG " stats [--json]\n"
 		"       " PROG " run [--syscalls SET] [--quiet] -- COMMAND [ARGS...]\n"
 		"\n"
 		"status: settings and counters; enable: run system calls from the\n"
-		"code cache; flush: drop the translations; run: COMMAND alone with\n"
-		"JIFL, then its counters on stderr, and exit as COMMAND did.\n"
+		"code cache; flush: drop the translations; tool: instrument every\n"
+		"block with the kernel's tool NAME (null: none); run: COMMAND alone\n"
+		"with JIFL, then its counters on stderr, and exit as COMMAND did.\n"
 		"\n"
 		"  -s, --syscalls SET  all (default), none, or names, numbers and\n"
 		"                      ranges: read,write,39,100-110\n"
@@ -91,6 +93,7 @@ static const struct command {
 	{ "enable", "sp", ctl_enable },
 	{ "disable", "", ctl_disable },
 	{ "flush", "", ctl_flush },
+	{ "tool", "", ctl_tool },
 	{ "stats", "j", ctl_stats },
 	{ "run", "sq", ctl_run },
 };
@@ -106,7 +109,7 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int run = cmd->fn == ctl_run, c;
+	int run = cmd->fn == ctl_run, tool = cmd->fn == ctl_tool, c;
 
 	jifl_sysset_parse(&o->syscalls, "all", NULL);
 	/* '+': the options after COMMAND are its own; ':': we say what is wrong */
@@ -134,7 +137,11 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		o->json |= c == 'j';
 		o->quiet |= c == 'q';
 	}
-	if (!run && optind < argc) {
+	if (tool && argc - optind != 1) {
+		fprintf(stderr, PROG ": tool: needs one tool name (null, or one the kernel has)\n");
+		return -1;
+	}
+	if (!run && !tool && optind < argc) {
 		fprintf(stderr, PROG ": %s: unexpected argument '%s'\n",
 			cmd->name, argv[optind]);
 		return -1;

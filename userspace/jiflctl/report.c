@@ -12,18 +12,20 @@ static const struct {
 	{ "blocks", "basic blocks translated" },
 	{ "insns", "instructions translated" },
 	{ "links", "direct jumps linked to a translation" },
-	{ "lookups", "transfers resolved by the lookup stub" },
-	{ "lookup_misses", "lookups not yet translated" },
-	{ "native_text", "native: target outside translatable text" },
+	{ "lookups", "indirect transfers resolved by the lookup stub" },
+	{ "lookup_misses", "lookups not in the cache yet" },
+	{ "native_text", "native: targets outside translatable text" },
 	{ "native_extable", "native: instruction with an extable entry" },
 	{ "native_trap", "native: int3 or ud2 (kprobes, BUG/WARN)" },
 	{ "native_insn", "native: instruction not translated" },
 	{ "native_cache_full", "native: code cache full" },
+	{ "native_call", "native: direct calls of native code, back to the cache" },
 	{ "flushes", "code cache flushes" },
 	{ "invalidations", "translations dropped: kernel text changed" },
 	{ "cache_bytes", "code cache size (bytes)" },
 	{ "cache_used", "code cache bytes in use" },
 	{ "cache_blocks", "blocks in the code cache" },
+	{ "tool_blocks", "blocks run, as counted by the count tool" },
 };
 
 static const char *what(const char *key)
@@ -82,6 +84,8 @@ void report_status(FILE *f, const struct jifl_proc_control *c,
 		fprintf(f, "pid:      %d (only this process)\n", (int)c->pid);
 	else
 		fprintf(f, "pid:      all processes\n");
+	if (*c->tool)
+		fprintf(f, "tool:     %s\n", c->tool);
 	fprintf(f, "counters:\n");
 	for (i = 0; i < s->n; i++)
 		line(f, s->item[i].key, s->item[i].value);

@@ -92,6 +92,10 @@ int jifl_proc_read_control(struct jifl_proc_control *c)
 				return -jifl_err_format;
 			c->enabled = v;
 			seen |= 2;
+		} else if (!strcmp(key, "tool")) {
+			if (strlen(value) >= sizeof(c->tool))
+				return -jifl_err_format;
+			strcpy(c->tool, value);
 		} else if (!strcmp(key, "pid")) {
 			if (parse_num(value, &v) || v > INT32_MAX)
 				return -jifl_err_format;
@@ -181,4 +185,15 @@ int jifl_proc_set_syscalls(const struct jifl_sysset *set)
 int jifl_proc_flush(void)
 {
 	return jifl_proc_command("flush");
+}
+
+int jifl_proc_set_tool(const char *name)
+{
+	char cmd[64];
+
+	if (snprintf(cmd, sizeof(cmd), "tool %s", name) >= (int)sizeof(cmd)) {
+		errno = E2BIG;
+		return -jifl_err_io;
+	}
+	return jifl_proc_command(cmd);
 }

@@ -24,6 +24,7 @@ struct jifl_proc_control {
 	pid_t pid;			/* 0: every process */
 	struct jifl_sysset syscalls;
 	char list[1024];		/* syscalls as the kernel shows them */
+	char tool[32];			/* instrumentation tool; "" if not shown */
 };
 
 #define JIFL_PROC_STATS_MAX	64
@@ -63,5 +64,8 @@ int jifl_proc_enable(int on);
 int jifl_proc_set_pid(pid_t pid);
 int jifl_proc_set_syscalls(const struct jifl_sysset *set);
 int jifl_proc_flush(void);
+
+/* Instrument every block with the kernel's tool @name (flushes). */
+int jifl_proc_set_tool(const char *name);
 
 #endif /* JIFL_JIFLPROC_H */
