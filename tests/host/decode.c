@@ -827,6 +827,75 @@ TEST_F(decode, gaps_of_every_kind)
 	EXPECT_NE(NULL, strstr(self->out, " error: no memory mapped at this address at ip 0x20000, "));
 }
 
+/* Run "jifl-decode -i self->data @opts"; its stdout and stderr apart. */
+static int decode_apart(FIXTURE_DATA(decode) *self, const char *opts, char *out,
+			char *err, size_t len)
+{
+	char cmd[512];
+	FILE *f;
+	size_t n;
+	int st;
+
+	st = cmd_run(self->out, sizeof(self->out), "{ %s -i %s %s > %s/stdout 2> %s/stderr; }",
+		     decoder(), self->data, opts, self->dir, self->dir);
+	snprintf(cmd, sizeof(cmd), "%s/stdout", self->dir);
+	f = fopen(cmd, "r");
+	n = f ? fread(out, 1, len - 1, f) : 0;
+	out[n] = '\0';
+	if (f)
+		fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/stderr", self->dir);
+	f = fopen(cmd, "r");
+	n = f ? fread(err, 1, len - 1, f) : 0;
+	err[n] = '\0';
+	if (f)
+		fclose(f);
+	return st;
+}
+
+/*
+ * The progress line: on stderr, forced or on a terminal (a pty from
+ * script(1)) that the listing does not go to; never changes stdout.
+ */
+TEST_F(decode, progress)
+{
+	static char out[8192], err[1024], want[8192];
+	static const char line[] = "\r\033[Kjifl-decode: 100% of ";
+
+	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 10")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, decode_apart(self, "--stats", want, err, sizeof(want)));
+	/* stderr is no terminal here: no progress. */
+	EXPECT_EQ(0, err[0]) TH_LOG("%s", err);
+
+	ASSERT_EQ(0, decode_apart(self, "--stats --progress", out, err, sizeof(out)));
+	EXPECT_EQ(0, strcmp(want, out)) TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(err, line, strlen(line))) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, " KiB of trace decoded\r\033[K"));
+	ASSERT_EQ(0, decode_apart(self, "--insn --progress --no-progress", out, err,
+				  sizeof(out)));
+	EXPECT_EQ(0, err[0]) TH_LOG("%s", err);
+
+	/* On a terminal, by default. */
+	EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out),
+			     "script -qec '%s -i %s --stats' /dev/null < /dev/null",
+			     decoder(), self->data));
+	EXPECT_NE(NULL, strstr(self->out, line)) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "instructions: "));
+	EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out),
+			     "script -qec '%s -i %s --insn > %s/listing' /dev/null < /dev/null",
+			     decoder(), self->data, self->dir));
+	EXPECT_NE(NULL, strstr(self->out, line)) TH_LOG("%s", self->out);
+	EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out),
+			     "script -qec '%s -i %s --stats --no-progress' /dev/null < /dev/null",
+			     decoder(), self->data));
+	EXPECT_EQ(NULL, strstr(self->out, "% of")) TH_LOG("%s", self->out);
+	/* Not when the listing goes to the terminal too. */
+	EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out),
+			     "script -qec '%s -i %s --calls' /dev/null < /dev/null | tail -c 200",
+			     decoder(), self->data));
+	EXPECT_EQ(NULL, strstr(self->out, "% of")) TH_LOG("%s", self->out);
+}
+
 TEST_F(decode, usage)
 {
 	EXPECT_EQ(2, cmd_run(self->out, sizeof(self->out), "%s", decoder()));

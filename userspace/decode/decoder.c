@@ -4,6 +4,9 @@
 #include "decoder.h"
 #include "errcode.h"
 
+/* Instructions between two progress reports (a power of two). */
+#define PROGRESS_EVERY	(1 << 16)
+
 struct run {
 	struct pt_insn_decoder *dec;
 	struct jifl_process *proc;
@@ -11,6 +14,7 @@ struct run {
 	uint32_t tid;
 	const struct jifl_decode_ops *ops;
 	void *ctx;
+	const struct jifl_decode_config *cfg;
 	uint64_t size;			/* of the trace */
 	uint64_t ip;			/* the last instruction decoded */
 	uint64_t fail_ip;		/* where the last failure happened */
@@ -79,6 +83,12 @@ static void emit(struct run *r, const struct pt_insn *insn)
 	r->insns++;
 	gap_close(r, &di);
 	r->ops->insn(r->ctx, &di);
+	if (!(r->insns & (PROGRESS_EVERY - 1)) && r->cfg->progress) {
+		uint64_t offset = 0;
+
+		pt_insn_get_offset(r->dec, &offset);
+		r->cfg->progress(r->cfg->progress_arg, offset);
+	}
 }
 
 /*
@@ -174,6 +184,8 @@ static int decode(struct run *r)
 		last = offset;
 	}
 	gap_close(r, NULL);
+	if (r->cfg->progress)
+		r->cfg->progress(r->cfg->progress_arg, r->size);
 	return 0;
 }
 
@@ -207,18 +219,18 @@ static int run_buffer(struct run *r, const uint8_t *data, size_t size)
 }
 
 int jifl_decode_queue(const struct jifl_perf_queue *q, struct jifl_process *p,
-		      const struct jifl_tsc_conv *tc, const struct jifl_decode_ops *ops,
-		      void *ctx)
+		      const struct jifl_tsc_conv *tc, const struct jifl_decode_config *cfg)
 {
-	struct run r = { .proc = p, .tc = tc, .tid = q->tid, .ops = ops, .ctx = ctx };
+	struct run r = { .proc = p, .tc = tc, .tid = q->tid, .ops = cfg->ops,
+			 .ctx = cfg->ctx, .cfg = cfg };
 
 	return run_buffer(&r, q->data, q->size);
 }
 
 int jifl_decode_buffer(const uint8_t *data, size_t size, struct jifl_process *p,
-		       const struct jifl_decode_ops *ops, void *ctx)
+		       const struct jifl_decode_config *cfg)
 {
-	struct run r = { .proc = p, .ops = ops, .ctx = ctx };
+	struct run r = { .proc = p, .ops = cfg->ops, .ctx = cfg->ctx, .cfg = cfg };
 
 	return run_buffer(&r, data, size);
 }

@@ -62,17 +62,25 @@ static inline int jifl_gap_is_error(const struct jifl_gap *gap)
 	return gap->kind == JIFL_GAP_ERROR || gap->kind == JIFL_GAP_OVERFLOW;
 }
 
+/* How to decode, and where the results go. */
+struct jifl_decode_config {
+	const struct jifl_decode_ops *ops;
+	void *ctx;			/* of @ops */
+	/* Optional: the trace offset reached, now and then and at the end. */
+	void (*progress)(void *arg, uint64_t offset);
+	void *progress_arg;
+};
+
 /*
  * Decode @q in process @p. Returns 0 when the trace was read to its end
  * (gaps inside it go to ops->gap), or a negative jifl_error_code when
  * decoding could not start (-jifl_err_nomem).
  */
 int jifl_decode_queue(const struct jifl_perf_queue *q, struct jifl_process *p,
-		      const struct jifl_tsc_conv *tc, const struct jifl_decode_ops *ops,
-		      void *ctx);
+		      const struct jifl_tsc_conv *tc, const struct jifl_decode_config *cfg);
 
 /* Decode a raw PT buffer (no perf.data) the same way; tid and times are 0. */
 int jifl_decode_buffer(const uint8_t *data, size_t size, struct jifl_process *p,
-		       const struct jifl_decode_ops *ops, void *ctx);
+		       const struct jifl_decode_config *cfg);
 
 #endif /* JIFL_DECODE_DECODER_H */

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "printer.h"
+#include "progress.h"
 #include "session.h"
 
 #define MAX_FILES	64
@@ -28,7 +30,10 @@ static const char usage[] =
 "      --stats          print only the statistics\n"
 "      --pt FILE        a raw PT packet stream instead of perf.data\n"
 "      --elf FILE[:BASE] raw mode: an ELF file's code, loaded at BASE (default 0)\n"
-"      --raw FILE:BASE  raw mode: a file's bytes at address BASE\n";
+"      --raw FILE:BASE  raw mode: a file's bytes at address BASE\n"
+"      --progress       show the progress on stderr (default: when it is a terminal\n"
+"                       the listing does not go to)\n"
+"      --no-progress    never show the progress\n";
 
 struct mem_file {
 	const char *path;
@@ -36,10 +41,13 @@ struct mem_file {
 	int elf;
 };
 
+enum progress { PROGRESS_AUTO, PROGRESS_ON, PROGRESS_OFF };
+
 struct options {
 	const char *input, *flowjit, *pt;
 	enum jifl_print_mode mode;
 	int stats;
+	enum progress progress;
 	struct mem_file files[MAX_FILES];
 	int nr_files;
 };
@@ -84,7 +92,10 @@ static int parse_file(struct options *o, char *arg, int elf)
 
 static int parse(int argc, char **argv, struct options *o)
 {
-	enum { OPT_INSN = 256, OPT_BRANCHES, OPT_CALLS, OPT_STATS, OPT_PT, OPT_ELF, OPT_RAW };
+	enum {
+		OPT_INSN = 256, OPT_BRANCHES, OPT_CALLS, OPT_STATS, OPT_PT, OPT_ELF, OPT_RAW,
+		OPT_PROGRESS, OPT_NO_PROGRESS,
+	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "flowjit", required_argument, NULL, 'f' },
@@ -95,6 +106,8 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "pt", required_argument, NULL, OPT_PT },
 		{ "elf", required_argument, NULL, OPT_ELF },
 		{ "raw", required_argument, NULL, OPT_RAW },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -109,6 +122,8 @@ static int parse(int argc, char **argv, struct options *o)
 		case OPT_CALLS: o->mode = JIFL_PRINT_CALLS; break;
 		case OPT_STATS: o->mode = JIFL_PRINT_NONE; o->stats = 1; break;
 		case OPT_PT: o->pt = optarg; break;
+		case OPT_PROGRESS: o->progress = PROGRESS_ON; break;
+		case OPT_NO_PROGRESS: o->progress = PROGRESS_OFF; break;
 		case OPT_ELF:
 		case OPT_RAW:
 			if (parse_file(o, optarg, c == OPT_ELF))
@@ -138,6 +153,22 @@ static void new_thread(void *ctx)
 	jifl_printer_new_thread(ctx);
 }
 
+static void progress(void *arg, uint64_t done)
+{
+	jifl_progress_update(arg, done);
+}
+
+/*
+ * By default the progress shows on a terminal, unless the listing goes
+ * to that terminal too (it would tear the listing's lines).
+ */
+static int want_progress(const struct options *o)
+{
+	if (o->progress != PROGRESS_AUTO)
+		return o->progress == PROGRESS_ON;
+	return isatty(STDERR_FILENO) && (o->mode == JIFL_PRINT_NONE || !isatty(STDOUT_FILENO));
+}
+
 static int open_session(const struct options *o, struct jifl_session **s)
 {
 	char msg[1024];
@@ -160,7 +191,9 @@ static int open_session(const struct options *o, struct jifl_session **s)
 
 int main(int argc, char **argv)
 {
+	struct jifl_decode_config cfg = { .ops = &jifl_printer_ops };
 	struct options o = { .mode = JIFL_PRINT_INSN };
+	struct jifl_progress *pg = NULL;
 	struct jifl_session *s = NULL;
 	struct jifl_printer *p;
 	size_t i;
@@ -177,7 +210,13 @@ int main(int argc, char **argv)
 		jifl_session_close(s);
 		return fail("%s", "out of memory");
 	}
-	ret = jifl_session_decode(s, &jifl_printer_ops, new_thread, p);
+	cfg.ctx = p;
+	if (want_progress(&o) && !jifl_progress_new(&pg, stderr, jifl_session_trace_size(s))) {
+		cfg.progress = progress;
+		cfg.progress_arg = pg;
+	}
+	ret = jifl_session_decode(s, &cfg, new_thread);
+	jifl_progress_end(pg);
 	if (ret)
 		fail("%s", "out of memory");
 	if (o.stats)

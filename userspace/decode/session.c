@@ -319,23 +319,43 @@ size_t jifl_session_trace_size(const struct jifl_session *s)
 	return n;
 }
 
-int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_ops *ops,
-			void (*new_thread)(void *ctx), void *ctx)
+/* The user's progress callback, with offsets counted from the first queue. */
+struct session_progress {
+	const struct jifl_decode_config *user;
+	uint64_t base;			/* bytes of the queues decoded before */
+};
+
+static void queue_progress(void *arg, uint64_t offset)
 {
+	struct session_progress *sp = arg;
+
+	sp->user->progress(sp->user->progress_arg, sp->base + offset);
+}
+
+int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg,
+			void (*new_thread)(void *ctx))
+{
+	struct session_progress sp = { .user = cfg };
+	struct jifl_decode_config qcfg = *cfg;
 	const struct jifl_perf_queue *q;
 	size_t i;
 	int err;
 
+	if (cfg->progress) {
+		qcfg.progress = queue_progress;
+		qcfg.progress_arg = &sp;
+	}
 	if (!s->perf) {
-		new_thread(ctx);
-		return jifl_decode_buffer(s->raw_pt, s->raw_size, s->procs[0], ops, ctx);
+		new_thread(cfg->ctx);
+		return jifl_decode_buffer(s->raw_pt, s->raw_size, s->procs[0], &qcfg);
 	}
 	for (i = 0; (q = jifl_perf_reader_queue(s->perf, i)); i++) {
-		new_thread(ctx);
+		new_thread(cfg->ctx);
 		err = jifl_decode_queue(q, find_proc(s, q->pid),
-					&jifl_perf_reader_info(s->perf)->tc, ops, ctx);
+					&jifl_perf_reader_info(s->perf)->tc, &qcfg);
 		if (err)
 			return err;
+		sp.base += q->size;
 	}
 	return 0;
 }

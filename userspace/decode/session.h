@@ -38,9 +38,13 @@ int jifl_session_add_raw(struct jifl_session *s, const char *path, uint64_t base
 size_t jifl_session_nr_warnings(const struct jifl_session *s);
 const char *jifl_session_warning(const struct jifl_session *s, size_t i);
 
-/* Decode every thread's trace in turn; @new_thread is called before each. */
-int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_ops *ops,
-			void (*new_thread)(void *ctx), void *ctx);
+/*
+ * Decode every thread's trace in turn; @new_thread(cfg->ctx) is called
+ * before each. cfg->progress, if set, is told the trace bytes decoded so
+ * far, counted over all threads (of jifl_session_trace_size()).
+ */
+int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg,
+			void (*new_thread)(void *ctx));
 
 /* Bytes of trace data in the session. */
 size_t jifl_session_trace_size(const struct jifl_session *s);
