@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JIFL: translated code looks like the original to the kernel's own
+ * tools. kallsyms names a translated block after its original function
+ * (with module "jifl"); the ORC unwinder unwinds from an interrupt taken
+ * in the cache through the original callers, so perf's kernel call
+ * chains sampled in translated code reach the system-call entry just
+ * as natively.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "proc_util.h"
+
+/* The JIFL code cache is allocated in the module area; there are no modules. */
+#define MODULE_AREA	0xffffffffa0000000UL
+
+FIXTURE(unwind) {
+	int unused;
+};
+
+FIXTURE_SETUP(unwind)
+{
+	ASSERT_EQ(0, access("/proc/jifl/control", F_OK));
+}
+
+FIXTURE_TEARDOWN(unwind)
+{
+	jifl_control("disable");
+	jifl_control("pid 0");
+}
+
+#define REPORT	"jifl: test: control_write translated: "
+
+TEST_F(unwind, kallsyms_names_translations_after_the_original)
+{
+	static char log[1 << 20];
+	char pid[32];
+	const char *line;
+	int n;
+
+	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
+	ASSERT_EQ(0, jifl_control("syscalls 1"));
+	ASSERT_EQ(0, jifl_control(pid));
+	ASSERT_EQ(0, jifl_control("enable"));
+	/* this write (system call 1) runs control_write() from the cache */
+	ASSERT_EQ(0, jifl_control("symbol"));
+	ASSERT_EQ(0, jifl_control("disable"));
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
+	ASSERT_LT(0, n);
+	log[n] = '\0';
+	line = strstr(log, REPORT);
+	ASSERT_NE(NULL, line) TH_LOG("no report in the kernel log");
+	line += strlen(REPORT);
+	TH_LOG("%.*s", (int)strcspn(line, "\n"), line);
+	EXPECT_EQ(0, strncmp(line, "control_write+0x0/0x", 20));
+	EXPECT_NE(NULL, strstr(line, " [jifl]"));
+	EXPECT_LT(strstr(line, " [jifl]"), strchr(line, '\n'));
+}
+
+/*
+ * One perf sample's kernel call chain, from `perf script -F ip,sym`:
+ * lines "\t<hex ip> <symbol>", samples separated by a blank line.
+ */
+struct chain {
+	unsigned long first;
+	int reaches_entry;
+	int lines;
+	char text[1024];
+};
+
+TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_cache, 120)
+{
+	int samples = 0, in_cache = 0, unwound = 0;
+	struct chain c = { 0 };
+	char line[512];
+	FILE *f;
+
+	if (access("/usr/bin/perf", X_OK))
+		SKIP(return, "perf not in the guest");
+	ASSERT_EQ(0, jifl_control("syscalls all"));
+	ASSERT_EQ(0, jifl_control("pid 0"));
+	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, system("perf record -q -e cpu-clock -c 100000 -g -a -o /tmp/unwind.data -- "
+			    "dd if=/dev/zero of=/dev/null bs=1 count=100000 2>/dev/null"));
+	ASSERT_EQ(0, jifl_control("disable"));
+	f = popen("perf script -i /tmp/unwind.data -F ip,sym 2>/dev/null", "r");
+	ASSERT_NE(NULL, f);
+	for (;;) {
+		char *got = fgets(line, sizeof(line), f);
+		unsigned long ip;
+		char sym[256] = "";
+
+		if (!got || line[0] == '\n') {
+			if (c.lines) {
+				samples++;
+				if (c.first >= MODULE_AREA) {
+					in_cache++;
+					unwound += c.reaches_entry;
+					if (!c.reaches_entry && in_cache - unwound <= 3)
+						TH_LOG("not unwound:\n%s", c.text);
+				}
+			}
+			memset(&c, 0, sizeof(c));
+			if (!got)
+				break;
+			continue;
+		}
+		if (sscanf(line, " %lx %255s", &ip, sym) < 1)
+			continue;
+		if (strlen(c.text) + strlen(line) < sizeof(c.text))
+			strcat(c.text, line);
+		if (!c.lines++)
+			c.first = ip;
+		if (!strncmp(sym, "entry_SYSCALL_64", 16))
+			c.reaches_entry = 1;
+	}
+	pclose(f);
+	TH_LOG("%d samples, %d in translated code, %d of them unwound to entry_SYSCALL_64",
+	       samples, in_cache, unwound);
+	EXPECT_LE(20, in_cache);
+	EXPECT_EQ(in_cache, unwound);
+}
+
+TEST_HARNESS_MAIN
