@@ -28,21 +28,6 @@
 #include "kselftest_harness.h"
 #include "proc_util.h"
 
-static long long jifl_stat(const char *name)
-{
-	char line[128], key[64];
-	long long v, found = -1;
-	FILE *f = fopen("/proc/jifl/stats", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63[^:]: %lld", key, &v) == 2 && !strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
-}
-
 /*
  * A digest of system-call results, to compare native and JIFL runs. Each
  * put() reads only values its own call made: C does not order the

@@ -17,8 +17,24 @@
 #include "kselftest_harness.h"
 #include "proc_util.h"
 
-/* The JIFL code cache is allocated in the module area; there are no modules. */
-#define MODULE_AREA	0xffffffffa0000000UL
+/*
+ * The JIFL code cache is allocated in the module area, above the kernel
+ * image (wherever KASLR put it); the test kernel has no modules.
+ */
+static unsigned long kernel_end(void)
+{
+	char line[256], name[128], type;
+	unsigned long addr, end = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %127s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_end"))
+			end = addr;
+	if (f)
+		fclose(f);
+	return end;
+}
 
 FIXTURE(unwind) {
 	int unused;
@@ -77,12 +93,14 @@ struct chain {
 TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_cache, 120)
 {
 	int samples = 0, in_cache = 0, unwound = 0;
+	unsigned long end = kernel_end();
 	struct chain c = { 0 };
 	char line[512];
 	FILE *f;
 
 	if (access("/usr/bin/perf", X_OK))
 		SKIP(return, "perf not in the guest");
+	ASSERT_NE(0, end) TH_LOG("no _end in /proc/kallsyms");
 	ASSERT_EQ(0, jifl_control("syscalls all"));
 	ASSERT_EQ(0, jifl_control("pid 0"));
 	ASSERT_EQ(0, jifl_control("enable"));
@@ -100,7 +118,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_cache, 120)
 		if (!got || line[0] == '\n') {
 			if (c.lines) {
 				samples++;
-				if (c.first >= MODULE_AREA) {
+				if (c.first >= end) {
 					in_cache++;
 					unwound += c.reaches_entry;
 					if (!c.reaches_entry && in_cache - unwound <= 3)

@@ -105,14 +105,6 @@ static const char *control(const char *key)
 	return value_of(buf, key);
 }
 
-static long long jifl_stat(const char *key)
-{
-	static char buf[4096];
-
-	file_read("/proc/jifl/stats", buf, sizeof(buf));
-	return atoll(value_of(buf, key));
-}
-
 /* A counter in jiflctl's output: "  key   N  ..." or JSON's "key": N. */
 static long long counter(const char *text, const char *fmt, const char *key)
 {

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Files of the guest tests: write a command to a /proc control file,
- * read a file whole.
+ * read a file whole, read a JIFL counter.
  */
 #ifndef JIFL_PROC_UTIL_H
 #define JIFL_PROC_UTIL_H
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -39,6 +40,22 @@ static inline void file_read(const char *path, char *buf, size_t size)
 static inline int jifl_control(const char *cmd)
 {
 	return proc_write("/proc/jifl/control", cmd);
+}
+
+/* A counter of /proc/jifl/stats, or -1 if there is none of that name. */
+static inline long long jifl_stat(const char *name)
+{
+	char line[128], key[64];
+	long long v, found = -1;
+	FILE *f = fopen("/proc/jifl/stats", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63[^:]: %lld", key, &v) == 2 && !strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
 }
 
 #endif /* JIFL_PROC_UTIL_H */

@@ -12,6 +12,7 @@ static const struct {
 	{ "blocks", "basic blocks translated" },
 	{ "insns", "instructions translated" },
 	{ "links", "direct jumps linked to a translation" },
+	{ "late_links", "of which linked later, with text_poke" },
 	{ "lookups", "indirect transfers resolved by the lookup stub" },
 	{ "lookup_misses", "lookups not in the cache yet" },
 	{ "native_text", "native: targets outside translatable text" },
@@ -26,6 +27,7 @@ static const struct {
 	{ "cache_used", "code cache bytes in use" },
 	{ "cache_blocks", "blocks in the code cache" },
 	{ "tool_blocks", "blocks run, as counted by the count tool" },
+	{ "test_kprobe_hits", "hits of the test kprobe (CONFIG_JIFL_TEST)" },
 };
 
 static const char *what(const char *key)
