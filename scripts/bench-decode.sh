@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Decoding speed on one large static-code trace, side by side:
-# jifl-decode --insn, jifl-decode --stats and perf script --itrace=i1i,
+# jifl-decode --insn, --branches and --stats with libipt's instruction
+# flow decoder and its block decoder, and perf script --itrace=i1i,
 # elapsed time and peak memory, as ratios. Called by make bench.
 #   scripts/bench-decode.sh [FIB_N]   (swt_flow's size; 24: a few million instructions)
+#   BENCH_DATA=perf.data scripts/bench-decode.sh   (decode that trace, record none)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,10 +13,13 @@ out=$top/build/bench/decode
 n=${1:-24}
 mkdir -p "$out"
 prog=$top/build/tests/progs/swt_flow-static
-[ -x "$prog" ] || { echo "bench-decode: $prog missing (make tests)" >&2; exit 1; }
+data=${BENCH_DATA:-$out/perf.data}
 
-echo "bench-decode: recording swt_flow-static $n with jifl-swtrace"
-"$top/build/bin/jifl-swtrace" -q -o "$out/perf.data" -- "$prog" "$n" > /dev/null
+if [ -z "${BENCH_DATA:-}" ]; then
+	[ -x "$prog" ] || { echo "bench-decode: $prog missing (make tests)" >&2; exit 1; }
+	echo "bench-decode: recording swt_flow-static $n with jifl-swtrace"
+	"$top/build/bin/jifl-swtrace" -q -o "$data" -- "$prog" "$n" > /dev/null
+fi
 
 # best elapsed of 3 runs and its peak RSS: "SECONDS KBYTES"
 measure() {
@@ -29,19 +34,30 @@ measure() {
 	echo "$best"
 }
 
-insns=$("$top/build/bin/jifl-decode" -i "$out/perf.data" --stats 2>&1 |
+insns=$("$top/build/bin/jifl-decode" -i "$data" --stats 2>&1 |
 	sed -n 's/^ *instructions[^0-9]*\([0-9]*\).*/\1/p' | head -n 1)
-read -r t_insn m_insn <<< "$(measure "$top/build/bin/jifl-decode" -i "$out/perf.data" --insn)"
-read -r t_stats m_stats <<< "$(measure "$top/build/bin/jifl-decode" -i "$out/perf.data" --stats)"
-read -r t_perf m_perf <<< "$(measure perf script -i "$out/perf.data" --itrace=i1i)"
+read -r t_insn m_insn <<< "$(measure "$top/build/bin/jifl-decode" -i "$data" --insn --decoder insn)"
+read -r t_binsn m_binsn <<< "$(measure "$top/build/bin/jifl-decode" -i "$data" --insn --decoder block)"
+read -r t_br m_br <<< "$(measure "$top/build/bin/jifl-decode" -i "$data" --branches --decoder insn)"
+read -r t_bbr m_bbr <<< "$(measure "$top/build/bin/jifl-decode" -i "$data" --branches --decoder block)"
+read -r t_stats m_stats <<< "$(measure "$top/build/bin/jifl-decode" -i "$data" --stats --decoder insn)"
+read -r t_bstats m_bstats <<< "$(measure "$top/build/bin/jifl-decode" -i "$data" --stats --decoder block)"
+read -r t_perf m_perf <<< "$(measure perf script -i "$data" --itrace=i1i)"
 
 printf 'decode-bench: %s instructions of static code (best of 3)\n' "${insns:-?}"
-printf '  %-34s %8s %10s\n' "decoder" "seconds" "peak KiB"
-printf '  %-34s %8s %10s\n' "perf script --itrace=i1i" "$t_perf" "$m_perf"
-printf '  %-34s %8s %10s\n' "jifl-decode --insn" "$t_insn" "$m_insn"
-printf '  %-34s %8s %10s\n' "jifl-decode --stats" "$t_stats" "$m_stats"
+printf '  %-42s %8s %10s\n' "decoder" "seconds" "peak KiB"
+printf '  %-42s %8s %10s\n' "perf script --itrace=i1i" "$t_perf" "$m_perf"
+printf '  %-42s %8s %10s\n' "jifl-decode --insn (default insn)" "$t_insn" "$m_insn"
+printf '  %-42s %8s %10s\n' "jifl-decode --insn --decoder block" "$t_binsn" "$m_binsn"
+printf '  %-42s %8s %10s\n' "jifl-decode --branches --decoder insn" "$t_br" "$m_br"
+printf '  %-42s %8s %10s\n' "jifl-decode --branches (default block)" "$t_bbr" "$m_bbr"
+printf '  %-42s %8s %10s\n' "jifl-decode --stats --decoder insn" "$t_stats" "$m_stats"
+printf '  %-42s %8s %10s\n' "jifl-decode --stats (default block)" "$t_bstats" "$m_bstats"
 # /usr/bin/time has 10 ms resolution
-awk -v p="$t_perf" -v i="$t_insn" -v s="$t_stats" 'BEGIN {
-	if (i < 0.01) i = 0.01; if (s < 0.01) s = 0.01
-	printf "ratio perf script / jifl-decode --insn:  %.2f\n", p / i
-	printf "ratio perf script / jifl-decode --stats: %.2f\n", p / s }'
+awk -v p="$t_perf" -v i="$t_insn" -v s="$t_bstats" -v si="$t_stats" -v b="$t_br" -v bb="$t_bbr" \
+    -v bi="$t_binsn" 'function r(x) { return x < 0.01 ? 0.01 : x } BEGIN {
+	printf "ratio perf script / jifl-decode --insn:  %.2f\n", p / r(i)
+	printf "ratio perf script / jifl-decode --stats: %.2f\n", p / r(s)
+	printf "ratio insn / block decoder, --stats:     %.2f\n", si / r(s)
+	printf "ratio insn / block decoder, --branches:  %.2f\n", b / r(bb)
+	printf "ratio insn / block decoder, --insn:      %.2f\n", i / r(bi) }'

@@ -34,6 +34,10 @@
 #define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
 #define PROGS	JIFL_TOP "/build/tests/progs/"
 
+/* libipt's two decoders (jifl-decode --decoder): every truth test runs with both. */
+static const char *const decoders[] = { "insn", "block" };
+#define NR_DECODERS	(sizeof(decoders) / sizeof(decoders[0]))
+
 static const char *decoder(void)
 {
 	const char *d = getenv("JIFL_DECODE");
@@ -107,25 +111,52 @@ static size_t first_diff(const struct ipseq *a, const struct ipseq *b)
 	return i;
 }
 
-/* Record @cmd; jifl-decode must give the truth, and what perf gives. */
+/* Both decoders give the same output with @opts (and the same status). */
+static void expect_same_output(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(decode) *self, const char *opts)
+{
+	int st[NR_DECODERS];
+	size_t d;
+
+	for (d = 0; d < NR_DECODERS; d++)
+		st[d] = cmd_run(self->out, sizeof(self->out),
+				"{ %s -i %s %s --decoder %s > %s/out.%s; } 2> /dev/null",
+				decoder(), self->data, opts, decoders[d], self->dir, decoders[d]);
+	EXPECT_EQ(st[0], st[1]) TH_LOG("%s", opts);
+	EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out), "cmp %s/out.%s %s/out.%s",
+			     self->dir, decoders[0], self->dir, decoders[1]))
+		TH_LOG("%s: %s", opts, self->out);
+}
+
+/*
+ * Record @cmd; jifl-decode must give the truth with either decoder, the
+ * same listings and statistics with both, and what perf gives.
+ */
 static void check_prog(struct __test_metadata *_metadata,
 		       FIXTURE_DATA(decode) *self, const char *cmd, int status)
 {
-	char pcmd[512];
+	char pcmd[512], opts[64];
 	long errors, perf_errors;
-	size_t i;
+	size_t i, d;
 
 	ASSERT_EQ(status, record(self, cmd)) TH_LOG("%s", self->out);
 	ASSERT_EQ(0, truth_read(self->truth, &self->want));
 	ASSERT_GT(self->want.n, 1000);
-	EXPECT_EQ(0, decode(self, "", &errors));
-	EXPECT_EQ(0, errors);
 	qsort(self->want.v, self->want.n, sizeof(*self->want.v), step_cmp);
-	qsort(self->got.v, self->got.n, sizeof(*self->got.v), step_cmp);
-	i = first_diff(&self->want, &self->got);
-	EXPECT_EQ(self->want.n, self->got.n);
-	ASSERT_EQ(self->want.n, i) TH_LOG("first difference from the truth at %zu of %zu",
-					  i, self->want.n);
+	for (d = 0; d < NR_DECODERS; d++) {
+		snprintf(opts, sizeof(opts), "--decoder %s", decoders[d]);
+		self->got.n = 0;
+		EXPECT_EQ(0, decode(self, opts, &errors));
+		EXPECT_EQ(0, errors);
+		qsort(self->got.v, self->got.n, sizeof(*self->got.v), step_cmp);
+		i = first_diff(&self->want, &self->got);
+		EXPECT_EQ(self->want.n, self->got.n) TH_LOG("%s", opts);
+		ASSERT_EQ(self->want.n, i) TH_LOG("%s: first difference from the truth at %zu of %zu",
+						  opts, i, self->want.n);
+	}
+	expect_same_output(_metadata, self, "--insn");
+	expect_same_output(_metadata, self, "--branches");
+	expect_same_output(_metadata, self, "--calls --stats");
 	/* No gap of lost flow (signals do restart elsewhere). */
 	EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats", decoder(),
 			     self->data));
@@ -233,6 +264,7 @@ TEST_F(decode, raw_mode_matches_truth)
 	char pt[160], flat[160], args[512];
 	uint64_t vaddr = 0;
 	long errors;
+	size_t d;
 
 	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 10")) TH_LOG("%s", self->out);
 	ASSERT_EQ(0, truth_read(self->truth, &self->want));
@@ -242,19 +274,24 @@ TEST_F(decode, raw_mode_matches_truth)
 	dump_queue(_metadata, self, 0, pt);
 	flat_code(_metadata, PROGS "swt_flow-static", flat, &vaddr);
 
-	snprintf(args, sizeof(args), "--pt %s --elf %s --insn", pt, PROGS "swt_flow-static");
-	EXPECT_EQ(0, decode_args(self, args, &errors));
-	EXPECT_EQ(0, errors);
-	/* No threads in raw mode: tid 0. */
-	ASSERT_GT(self->got.n, 0);
-	EXPECT_EQ(0, self->got.v[0].tid);
-	expect_truth_ips(_metadata, self, "--elf");
+	for (d = 0; d < NR_DECODERS; d++) {
+		self->got.n = 0;
+		snprintf(args, sizeof(args), "--pt %s --elf %s --insn --decoder %s", pt,
+			 PROGS "swt_flow-static", decoders[d]);
+		EXPECT_EQ(0, decode_args(self, args, &errors));
+		EXPECT_EQ(0, errors);
+		/* No threads in raw mode: tid 0. */
+		ASSERT_GT(self->got.n, 0);
+		EXPECT_EQ(0, self->got.v[0].tid);
+		expect_truth_ips(_metadata, self, args);
 
-	self->got.n = 0;
-	snprintf(args, sizeof(args), "--pt %s --raw %s:0x%" PRIx64 " --insn", pt, flat, vaddr);
-	EXPECT_EQ(0, decode_args(self, args, &errors));
-	EXPECT_EQ(0, errors);
-	expect_truth_ips(_metadata, self, "--raw");
+		self->got.n = 0;
+		snprintf(args, sizeof(args), "--pt %s --raw %s:0x%" PRIx64 " --insn --decoder %s",
+			 pt, flat, vaddr, decoders[d]);
+		EXPECT_EQ(0, decode_args(self, args, &errors));
+		EXPECT_EQ(0, errors);
+		expect_truth_ips(_metadata, self, args);
+	}
 
 	/* BASE moves the code: at the wrong address nothing decodes. */
 	self->got.n = 0;
@@ -479,8 +516,9 @@ static long trace_byte(FIXTURE_DATA(decode) *self, int num, int den, size_t *qof
 TEST_F(decode, corrupted_trace_resyncs)
 {
 	unsigned long long ip, off, before, total, resume_ip, resume_off;
+	size_t qoff = 0, j, d;
 	const char *line;
-	size_t qoff = 0, j;
+	char opts[64];
 	long at, errors;
 
 	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 10")) TH_LOG("%s", self->out);
@@ -489,38 +527,48 @@ TEST_F(decode, corrupted_trace_resyncs)
 	ASSERT_LT(0, at);
 	corrupt(_metadata, self, at, 0x02, 8);
 
-	EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats", decoder(),
-			     self->data));
-	TH_LOG("corrupted at queue offset 0x%zx:\n%s", qoff, self->out);
-	ASSERT_NE(NULL, strstr(self->out, "\ninstructions: "));
-	ASSERT_EQ(1, sscanf(strstr(self->out, "\ninstructions: "), "\ninstructions: %llu", &total));
-	line = strstr(self->out, "decode error (");
-	ASSERT_NE(NULL, line);
-	ASSERT_EQ(3, sscanf(strstr(line, " at ip "), " at ip %llx after %llu instructions, "
-			    "trace offset %llx", &ip, &before, &off));
-	ASSERT_NE(NULL, strstr(line, "; resumed at ip "));
-	ASSERT_EQ(2, sscanf(strstr(line, "; resumed at ip "), "; resumed at ip %llx, trace offset %llx", &resume_ip, &resume_off)) TH_LOG("%s", line);
-	EXPECT_NE(0, ip);
-	EXPECT_NE(0, resume_ip);
-	/* Found at or after the bad bytes, resumed at a PSB after them. */
-	EXPECT_GE(off, qoff);
-	EXPECT_LT(off, qoff + 8192);
-	EXPECT_GT(resume_off, qoff + 8);
-	EXPECT_NE(NULL, strstr(self->out, "gap totals: 1 decode errors"));
-	/* It resynchronised: more was decoded after the bad bytes than before. */
-	EXPECT_GT(total - before, before);
-	EXPECT_LT(total, self->want.n);
+	for (d = 0; d < NR_DECODERS; d++) {
+		snprintf(opts, sizeof(opts), "--decoder %s", decoders[d]);
+		EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats %s",
+				     decoder(), self->data, opts));
+		TH_LOG("%s, corrupted at queue offset 0x%zx:\n%s", opts, qoff, self->out);
+		line = strstr(self->out, "\ninstructions: ");
+		ASSERT_NE(NULL, line);
+		ASSERT_EQ(1, sscanf(line, "\ninstructions: %llu", &total));
+		line = strstr(self->out, "decode error (");
+		ASSERT_NE(NULL, line);
+		ASSERT_EQ(3, sscanf(strstr(line, " at ip "), " at ip %llx after %llu instructions, "
+				    "trace offset %llx", &ip, &before, &off));
+		line = strstr(line, "; resumed at ip ");
+		ASSERT_NE(NULL, line);
+		ASSERT_EQ(2, sscanf(line, "; resumed at ip %llx, trace offset %llx",
+				    &resume_ip, &resume_off)) TH_LOG("%s", line);
+		EXPECT_NE(0, ip);
+		EXPECT_NE(0, resume_ip);
+		/* Found at or after the bad bytes, resumed at a PSB after them. */
+		EXPECT_GE(off, qoff);
+		EXPECT_LT(off, qoff + 8192);
+		EXPECT_GT(resume_off, qoff + 8);
+		EXPECT_NE(NULL, strstr(self->out, "gap totals: 1 decode errors"));
+		/* It resynchronised: more was decoded after the bad bytes than before. */
+		EXPECT_GT(total - before, before);
+		EXPECT_LT(total, self->want.n);
 
-	/* The listing agrees; before and after the gap, it is the truth. */
-	ASSERT_EQ(1, decode(self, "", &errors));
-	EXPECT_EQ(1, errors);
-	ASSERT_EQ(total, self->got.n);
-	for (j = 0; j < before; j++)
-		ASSERT_EQ(self->want.v[j].ip, self->got.v[j].ip) TH_LOG("instruction %zu", j);
-	EXPECT_EQ(resume_ip, self->got.v[before].ip);
-	for (j = 1; j <= total - before; j++)
-		ASSERT_EQ(self->want.v[self->want.n - j].ip, self->got.v[total - j].ip)
-			TH_LOG("instruction %zu from the end", j);
+		/* The listing agrees; before and after the gap, it is the truth. */
+		self->got.n = 0;
+		ASSERT_EQ(1, decode(self, opts, &errors));
+		EXPECT_EQ(1, errors);
+		ASSERT_EQ(total, self->got.n);
+		ASSERT_LT(0, before);
+		for (j = 0; j < before; j++)
+			ASSERT_EQ(self->want.v[j].ip, self->got.v[j].ip) TH_LOG("instruction %zu", j);
+		/* The gap is at the last instruction decoded before it. */
+		EXPECT_EQ(ip, self->got.v[before - 1].ip);
+		EXPECT_EQ(resume_ip, self->got.v[before].ip);
+		for (j = 1; j <= total - before; j++)
+			ASSERT_EQ(self->want.v[self->want.n - j].ip, self->got.v[total - j].ip)
+				TH_LOG("instruction %zu from the end", j);
+	}
 }
 
 /* A perf.data with the Intel PT event but no trace data. */
@@ -681,11 +729,11 @@ TEST_F(decode, jit_version_within_tsc_interval)
 		.tc = { .time_shift = 0, .time_mult = 1 },
 	};
 	struct jifl_fj_info info = { .pid = 1 };
-	char fj[160], opts[200];
+	char fj[160], opts[200], dopts[256], line[64];
 	struct jifl_perf_writer *pw;
 	struct jifl_fjwriter *w;
 	uint8_t trace[256];
-	size_t c, i, n, size;
+	size_t c, i, n, size, d;
 	long errors;
 
 	size = window_trace(trace, sizeof(trace));
@@ -707,12 +755,30 @@ TEST_F(decode, jit_version_within_tsc_interval)
 		add_exec(_metadata, w, T0 - 100, JIT_ENTRY, v1, sizeof(v1));
 		add_exec(_metadata, w, wc->v2_start, wc->v2_ip, v2, sizeof(v2));
 		ASSERT_EQ(0, jifl_fjwriter_close(w));
-		self->got.n = 0;
-		EXPECT_EQ(0, decode(self, opts, &errors)) TH_LOG("%s", wc->name);
-		EXPECT_EQ(0, errors);
-		ASSERT_EQ(n, self->got.n) TH_LOG("%s", wc->name);
-		for (i = 0; i < n; i++)
-			EXPECT_EQ(JIT_ENTRY + want[i], self->got.v[i].ip) TH_LOG("%s", wc->name);
+		for (d = 0; d < NR_DECODERS; d++) {
+			snprintf(dopts, sizeof(dopts), "%s --decoder %s", opts, decoders[d]);
+			self->got.n = 0;
+			EXPECT_EQ(0, decode(self, dopts, &errors)) TH_LOG("%s", wc->name);
+			EXPECT_EQ(0, errors);
+			ASSERT_EQ(n, self->got.n) TH_LOG("%s: %s", wc->name, dopts);
+			for (i = 0; i < n; i++)
+				EXPECT_EQ(JIT_ENTRY + want[i], self->got.v[i].ip)
+					TH_LOG("%s: %s", wc->name, dopts);
+			EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats %s",
+					     decoder(), self->data, dopts));
+			snprintf(line, sizeof(line), "\njit instructions: %zu\n", n);
+			EXPECT_NE(NULL, strstr(self->out, line)) TH_LOG("%s: %s", dopts, self->out);
+		}
+		/* The same versions ([jit vN]) and times with both decoders. */
+		snprintf(dopts, sizeof(dopts), "%s --insn", opts);
+		expect_same_output(_metadata, self, dopts);
+		snprintf(dopts, sizeof(dopts), "%s --branches", opts);
+		expect_same_output(_metadata, self, dopts);
+		EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out), "%s -i %s --insn %s",
+				     decoder(), self->data, opts));
+		/* The entry's version names the bytes it ran. */
+		snprintf(line, sizeof(line), "%16llx [jit v%d]\t", JIT_ENTRY, 1 + wc->want_v2);
+		EXPECT_NE(NULL, strstr(self->out, line)) TH_LOG("%s", self->out);
 	}
 }
 
@@ -775,7 +841,7 @@ TEST_F(decode, gaps_of_every_kind)
 	uint64_t offs[sizeof(pkts) / sizeof(pkts[0])];
 	const char *at, *prev;
 	uint8_t trace[512];
-	size_t size, i;
+	size_t size, i, d;
 	long errors;
 	FILE *f;
 
@@ -796,35 +862,41 @@ TEST_F(decode, gaps_of_every_kind)
 		 ", at 0.000000000; ", offs[LAST_PSB]);
 	want[3].rest = rest;
 
-	/* Overflow and missing code are errors: status 1. */
-	EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s --pt %s --raw %s:0x%llx --stats",
-			     decoder(), pt, bin, CODE_A));
-	TH_LOG("%s", self->out);
-	EXPECT_NE(NULL, strstr(self->out, "\ninstructions: 22\n"));
-	EXPECT_NE(NULL, strstr(self->out, "\ngaps: 4\n"));
-	EXPECT_NE(NULL, strstr(self->out, "\ngap totals: 1 decode errors (1 missing code), "
-			       "1 overflows, 1 trace stops, 1 restarts elsewhere; "));
-	for (i = 0, prev = self->out; i < sizeof(want) / sizeof(want[0]); i++) {
-		at = strstr(self->out, want[i].line);
-		ASSERT_NE(NULL, at) TH_LOG("%s", want[i].line);
-		EXPECT_LT(prev, at) TH_LOG("out of order: %s", want[i].line);
-		EXPECT_EQ(at + strcspn(at, ";"), strstr(at, want[i].rest))
-			TH_LOG("%s...%s", want[i].line, want[i].rest);
-		prev = at;
-	}
+	for (d = 0; d < NR_DECODERS; d++) {
+		/* Overflow and missing code are errors: status 1. */
+		EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s --pt %s --raw %s:0x%llx --stats "
+				     "--decoder %s", decoder(), pt, bin, CODE_A, decoders[d]));
+		TH_LOG("%s:\n%s", decoders[d], self->out);
+		EXPECT_NE(NULL, strstr(self->out, "\ninstructions: 22\n"));
+		EXPECT_NE(NULL, strstr(self->out, "\ngaps: 4\n"));
+		EXPECT_NE(NULL, strstr(self->out, "\ngap totals: 1 decode errors (1 missing code), "
+				       "1 overflows, 1 trace stops, 1 restarts elsewhere; "));
+		for (i = 0, prev = self->out; i < sizeof(want) / sizeof(want[0]); i++) {
+			at = strstr(self->out, want[i].line);
+			ASSERT_NE(NULL, at) TH_LOG("%s", want[i].line);
+			EXPECT_LT(prev, at) TH_LOG("out of order: %s", want[i].line);
+			EXPECT_EQ(at + strcspn(at, ";"), strstr(at, want[i].rest))
+				TH_LOG("%s...%s", want[i].line, want[i].rest);
+			prev = at;
+		}
 
-	/* The listing: every instruction (blocks A, B, A, ...), a line per gap. */
-	snprintf(args, sizeof(args), "--pt %s --raw %s:0x%llx --insn", pt, bin, CODE_A);
-	EXPECT_EQ(1, decode_args(self, args, &errors));
-	EXPECT_EQ(2, errors);
-	ASSERT_EQ(nr_ips, self->got.n);
-	for (i = 0; i < nr_ips; i++)
-		EXPECT_EQ(CODE_A + ips[i], self->got.v[i].ip) TH_LOG("instruction %zu", i);
-	EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s %s", decoder(), args));
-	EXPECT_NE(NULL, strstr(self->out, " error: overflow at ip 0x10014, trace offset 0x"));
-	EXPECT_NE(NULL, strstr(self->out, " gap: trace stopped at ip 0x10012, trace offset 0x"));
-	EXPECT_NE(NULL, strstr(self->out, " gap: restarted elsewhere at ip 0x10012, "));
-	EXPECT_NE(NULL, strstr(self->out, " error: no memory mapped at this address at ip 0x20000, "));
+		/* The listing: every instruction (blocks A, B, A, ...), a line per gap. */
+		snprintf(args, sizeof(args), "--pt %s --raw %s:0x%llx --insn --decoder %s", pt, bin,
+			 CODE_A, decoders[d]);
+		self->got.n = 0;
+		EXPECT_EQ(1, decode_args(self, args, &errors));
+		EXPECT_EQ(2, errors);
+		ASSERT_EQ(nr_ips, self->got.n);
+		for (i = 0; i < nr_ips; i++)
+			EXPECT_EQ(CODE_A + ips[i], self->got.v[i].ip) TH_LOG("instruction %zu", i);
+		EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s %s", decoder(), args));
+		EXPECT_NE(NULL, strstr(self->out, " error: overflow at ip 0x10014, trace offset 0x"));
+		EXPECT_NE(NULL, strstr(self->out,
+				       " gap: trace stopped at ip 0x10012, trace offset 0x"));
+		EXPECT_NE(NULL, strstr(self->out, " gap: restarted elsewhere at ip 0x10012, "));
+		EXPECT_NE(NULL, strstr(self->out,
+				       " error: no memory mapped at this address at ip 0x20000, "));
+	}
 }
 
 /* Run "jifl-decode -i self->data @opts"; its stdout and stderr apart. */
@@ -903,6 +975,9 @@ TEST_F(decode, usage)
 	EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s -i /nonexistent",
 			     decoder()));
 	EXPECT_NE(NULL, strstr(self->out, "cannot read '/nonexistent': No such file"));
+	EXPECT_EQ(2, cmd_run(self->out, sizeof(self->out), "%s -i /nonexistent --decoder blk",
+			     decoder()));
+	EXPECT_NE(NULL, strstr(self->out, "--decoder: expected insn or block, got 'blk'"));
 }
 
 /* Versioned JIT image: which bytes are live at which TSC. */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Decode one AUXTRACE queue (one thread's trace) with libipt's
- * instruction flow decoder, handing every instruction and every gap to
- * the caller. A gap is a place where the trace lost the instruction
- * flow: a decode error (after which the decoder resynchronises at the
- * next PSB), an overflow, tracing stopped or restarted elsewhere. What
- * lies in a gap is reported, never skipped silently.
+ * instruction flow decoder or its block decoder, handing every
+ * instruction (or only their count) and every gap to the caller. A gap
+ * is a place where the trace lost the instruction flow: a decode error
+ * (after which the decoder resynchronises at the next PSB), an overflow,
+ * tracing stopped or restarted elsewhere. What lies in a gap is
+ * reported, never skipped silently.
  */
 #ifndef JIFL_DECODE_DECODER_H
 #define JIFL_DECODE_DECODER_H
@@ -51,9 +52,18 @@ struct jifl_gap {
 };
 
 struct jifl_decode_ops {
+	/* Every instruction; NULL: only count them (cheaper with blocks). */
 	void (*insn)(void *ctx, const struct jifl_decoded_insn *di);
+	/* Without @insn: @n more instructions, @jit of them from JIT code. */
+	void (*count)(void *ctx, uint64_t n, uint64_t jit);
 	/* Called once the gap is over, before the instruction that follows. */
 	void (*gap)(void *ctx, const struct jifl_gap *gap);
+};
+
+/* Which of libipt's decoders (Documentation/decode.rst, "Decoders"). */
+enum jifl_decoder_kind {
+	JIFL_DECODER_INSN,	/* instruction flow: pt_insn_next() */
+	JIFL_DECODER_BLOCK,	/* blocks: pt_blk_next(), instructions walked with Zydis */
 };
 
 /* Counts gaps that mean lost or wrong trace data: errors and overflows. */
@@ -64,6 +74,7 @@ static inline int jifl_gap_is_error(const struct jifl_gap *gap)
 
 /* How to decode, and where the results go. */
 struct jifl_decode_config {
+	enum jifl_decoder_kind kind;
 	const struct jifl_decode_ops *ops;
 	void *ctx;			/* of @ops */
 	/* Optional: the trace offset reached, now and then and at the end. */

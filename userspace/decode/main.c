@@ -33,7 +33,9 @@ static const char usage[] =
 "      --raw FILE:BASE  raw mode: a file's bytes at address BASE\n"
 "      --progress       show the progress on stderr (default: when it is a terminal\n"
 "                       the listing does not go to)\n"
-"      --no-progress    never show the progress\n";
+"      --no-progress    never show the progress\n"
+"      --decoder KIND   libipt's decoder: insn (instruction flow) or block; default:\n"
+"                       insn for --insn, block otherwise\n";
 
 struct mem_file {
 	const char *path;
@@ -48,6 +50,7 @@ struct options {
 	enum jifl_print_mode mode;
 	int stats;
 	enum progress progress;
+	const char *decoder;		/* NULL: by mode */
 	struct mem_file files[MAX_FILES];
 	int nr_files;
 };
@@ -94,7 +97,7 @@ static int parse(int argc, char **argv, struct options *o)
 {
 	enum {
 		OPT_INSN = 256, OPT_BRANCHES, OPT_CALLS, OPT_STATS, OPT_PT, OPT_ELF, OPT_RAW,
-		OPT_PROGRESS, OPT_NO_PROGRESS,
+		OPT_PROGRESS, OPT_NO_PROGRESS, OPT_DECODER,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -108,6 +111,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "raw", required_argument, NULL, OPT_RAW },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "decoder", required_argument, NULL, OPT_DECODER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -124,6 +128,7 @@ static int parse(int argc, char **argv, struct options *o)
 		case OPT_PT: o->pt = optarg; break;
 		case OPT_PROGRESS: o->progress = PROGRESS_ON; break;
 		case OPT_NO_PROGRESS: o->progress = PROGRESS_OFF; break;
+		case OPT_DECODER: o->decoder = optarg; break;
 		case OPT_ELF:
 		case OPT_RAW:
 			if (parse_file(o, optarg, c == OPT_ELF))
@@ -145,6 +150,8 @@ static int parse(int argc, char **argv, struct options *o)
 		return fail("%s", "--flowjit needs -i perf.data") + 1;
 	if (!o->pt && o->nr_files)
 		return fail("%s", "--elf and --raw are for --pt") + 1;
+	if (o->decoder && strcmp(o->decoder, "insn") && strcmp(o->decoder, "block"))
+		return fail("--decoder: expected insn or block, got '%s'", o->decoder) + 1;
 	return 0;
 }
 
@@ -156,6 +163,17 @@ static void new_thread(void *ctx)
 static void progress(void *arg, uint64_t done)
 {
 	jifl_progress_update(arg, done);
+}
+
+/*
+ * The block decoder is faster where not every instruction is printed
+ * (Documentation/decode.rst, "Decoders"): the default but for --insn.
+ */
+static enum jifl_decoder_kind decoder_kind(const struct options *o)
+{
+	if (o->decoder)
+		return strcmp(o->decoder, "block") ? JIFL_DECODER_INSN : JIFL_DECODER_BLOCK;
+	return o->mode == JIFL_PRINT_INSN ? JIFL_DECODER_INSN : JIFL_DECODER_BLOCK;
 }
 
 /*
@@ -191,7 +209,7 @@ static int open_session(const struct options *o, struct jifl_session **s)
 
 int main(int argc, char **argv)
 {
-	struct jifl_decode_config cfg = { .ops = &jifl_printer_ops };
+	struct jifl_decode_config cfg = { 0 };
 	struct options o = { .mode = JIFL_PRINT_INSN };
 	struct jifl_progress *pg = NULL;
 	struct jifl_session *s = NULL;
@@ -210,7 +228,9 @@ int main(int argc, char **argv)
 		jifl_session_close(s);
 		return fail("%s", "out of memory");
 	}
+	cfg.ops = jifl_printer_ops(p);
 	cfg.ctx = p;
+	cfg.kind = decoder_kind(&o);
 	if (want_progress(&o) && !jifl_progress_new(&pg, stderr, jifl_session_trace_size(s))) {
 		cfg.progress = progress;
 		cfg.progress_arg = pg;

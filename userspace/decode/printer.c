@@ -151,7 +151,7 @@ static void on_insn(void *ctx, const struct jifl_decoded_insn *di)
 		p->prev_di.insn = &p->prev;
 		p->have_prev = 1;
 		break;
-	case JIFL_PRINT_NONE:
+	case JIFL_PRINT_NONE:	/* count_ops */
 		break;
 	}
 }
@@ -175,10 +175,28 @@ static void on_gap(void *ctx, const struct jifl_gap *gap)
 		jifl_gap_print(p->out, gap);
 }
 
-const struct jifl_decode_ops jifl_printer_ops = {
+static void on_count(void *ctx, uint64_t n, uint64_t jit)
+{
+	struct jifl_printer *p = ctx;
+
+	p->insns += n;
+	p->jit_insns += jit;
+}
+
+static const struct jifl_decode_ops listing_ops = {
 	.insn = on_insn,
 	.gap = on_gap,
 };
+
+static const struct jifl_decode_ops count_ops = {
+	.count = on_count,
+	.gap = on_gap,
+};
+
+const struct jifl_decode_ops *jifl_printer_ops(const struct jifl_printer *p)
+{
+	return p->mode == JIFL_PRINT_NONE ? &count_ops : &listing_ops;
+}
 
 void jifl_printer_stats(const struct jifl_printer *p, FILE *out)
 {

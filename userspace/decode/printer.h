@@ -23,8 +23,11 @@ struct jifl_printer;
 int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode mode);
 void jifl_printer_free(struct jifl_printer *p);
 
-/* The callbacks to give jifl_decode_queue() with the printer as context. */
-extern const struct jifl_decode_ops jifl_printer_ops;
+/*
+ * The callbacks to decode with, the printer as context: every
+ * instruction for the listings, only counts for the statistics alone.
+ */
+const struct jifl_decode_ops *jifl_printer_ops(const struct jifl_printer *p);
 
 /* Forget the previous instruction (a new thread's trace begins). */
 void jifl_printer_new_thread(struct jifl_printer *p);

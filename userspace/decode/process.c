@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "block_walk.h"
 #include "errcode.h"
 #include "process.h"
 
@@ -40,14 +41,35 @@ static const struct jifl_jit_version *choose(struct jifl_process *p, uint64_t ip
 	return v;
 }
 
+/* Keep a read for the block decoder; a failure only loses its version. */
+static void log_read(struct jifl_process *p, uint64_t ip, const struct jifl_jit_version *v,
+		     const uint8_t *buf, size_t n)
+{
+	struct jifl_jit_read *r;
+
+	if (p->nr_reads == p->cap_reads) {
+		size_t cap = p->cap_reads ? 2 * p->cap_reads : 256;
+
+		r = realloc(p->reads, cap * sizeof(*r));
+		if (!r)
+			return;
+		p->reads = r;
+		p->cap_reads = cap;
+	}
+	r = &p->reads[p->nr_reads++];
+	r->ip = ip;
+	r->v = v;
+	r->size = n < sizeof(r->raw) ? n : sizeof(r->raw);
+	memcpy(r->raw, buf, r->size);
+}
+
 /* libipt reads code it has no section for here: JIT pages. */
 static int read_jit(uint8_t *buf, size_t size, const struct pt_asid *asid,
 		    uint64_t ip, void *ctx)
 {
 	struct jifl_process *p = ctx;
 	const struct jifl_jit_version *v, *rest;
-	uint32_t lost_mtc, lost_cyc;
-	uint64_t tsc = 0, off = ip & ~PAGE_MASK;
+	uint64_t tsc, off = ip & ~PAGE_MASK;
 	size_t n;
 	int more;
 
@@ -55,7 +77,7 @@ static int read_jit(uint8_t *buf, size_t size, const struct pt_asid *asid,
 	if (!p->jit || !p->dec)
 		return -pte_nomap;
 	/* No TSC seen yet leaves @tsc zero: only a version from time 0 fits. */
-	pt_insn_time(p->dec, &tsc, &lost_mtc, &lost_cyc);
+	tsc = p->time(p->dec);
 	v = choose(p, ip, tsc);
 	if (!v)
 		return -pte_nomap;
@@ -69,6 +91,8 @@ static int read_jit(uint8_t *buf, size_t size, const struct pt_asid *asid,
 	}
 	p->last_ip = ip;
 	p->last_ver = v;
+	if (p->log_reads)
+		log_read(p, ip, v, buf, n);
 	return n;
 }
 
@@ -99,6 +123,8 @@ void jifl_process_free(struct jifl_process *p)
 		return;
 	pt_image_free(p->image);
 	jifl_symtab_free(p->syms);
+	free(p->reads);
+	jifl_walk_cache_free(p->walks);
 	free(p);
 }
 
@@ -116,6 +142,7 @@ int jifl_process_add_file(struct jifl_process *p, struct pt_image_section_cache 
 	isid = pt_iscache_add_file(isc, path, offset, size, addr);
 	if (isid < 0 || pt_image_add_cached(p->image, isc, isid, NULL) < 0)
 		return -jifl_err_format;
+	p->isc = isc;
 	/* Symbols are a convenience: a file without them still decodes. */
 	jifl_symtab_add_elf(p->syms, path, addr, size, offset);
 	return 0;
@@ -131,11 +158,14 @@ int jifl_process_add_map(struct jifl_process *p, struct pt_image_section_cache *
 	return jifl_process_add_file(p, isc, f, m->pgoff, m->len, m->addr);
 }
 
-void jifl_process_attach(struct jifl_process *p, struct pt_insn_decoder *dec,
-			 const struct jifl_tsc_index *tscs)
+void jifl_process_attach(struct jifl_process *p, void *dec, jifl_decoder_time_fn time,
+			 const struct jifl_tsc_index *tscs, int log_reads)
 {
 	p->dec = dec;
+	p->time = time;
 	p->tscs = tscs;
+	p->log_reads = log_reads;
+	jifl_process_reads_reset(p);
 	memset(p->adopted, 0, sizeof(p->adopted));
 }
 

@@ -25,17 +25,37 @@ struct jifl_adopted {
 	const struct jifl_jit_version *v;
 };
 
+/* One read of JIT memory by the decoder: an instruction's bytes. */
+struct jifl_jit_read {
+	uint64_t ip;
+	const struct jifl_jit_version *v;
+	uint8_t raw[pt_max_insn_size];
+	uint8_t size;
+};
+
+/* The decoder's time (its last TSC); libipt has one such call per decoder. */
+typedef uint64_t (*jifl_decoder_time_fn)(void *dec);
+
+struct jifl_walk_cache;
+
 struct jifl_process {
 	uint32_t pid;
 	struct pt_image *image;
+	struct pt_image_section_cache *isc;	/* of the image's sections */
+	struct jifl_walk_cache *walks;		/* the block decoder's, or NULL */
 	struct jifl_symtab *syms;
 	const struct jifl_jit_image *jit;	/* NULL without FlowJIT data */
-	struct pt_insn_decoder *dec;		/* the decoder using the image now */
+	void *dec;				/* the decoder using the image now */
+	jifl_decoder_time_fn time;		/* its time */
 	const struct jifl_tsc_index *tscs;	/* the TSC packets of its trace */
 	struct jifl_adopted adopted[JIFL_ADOPTED];	/* by page hash; per thread */
 	/* What the read callback returned last. */
 	uint64_t last_ip;
 	const struct jifl_jit_version *last_ver;
+	/* Every read since jifl_process_reads_reset(), if logging them. */
+	struct jifl_jit_read *reads;
+	size_t nr_reads, cap_reads;
+	int log_reads;
 };
 
 int jifl_process_new(struct jifl_process **pp, uint32_t pid,
@@ -57,11 +77,20 @@ int jifl_process_add_file(struct jifl_process *p, struct pt_image_section_cache 
 			  uint64_t addr);
 
 /*
- * Start decoding a thread's trace (@dec, whose TSC packets are @tscs) in
- * @p; NULL, NULL when it ends. Forgets the versions chosen ahead of time.
+ * Start decoding a thread's trace (@dec, whose time @time gives and
+ * whose TSC packets are @tscs) in @p; NULL, NULL, NULL when it ends.
+ * Forgets the versions chosen ahead of time. With @log_reads, every read
+ * of JIT memory is kept until jifl_process_reads_reset() (the block
+ * decoder reads a whole block before handing it out).
  */
-void jifl_process_attach(struct jifl_process *p, struct pt_insn_decoder *dec,
-			 const struct jifl_tsc_index *tscs);
+void jifl_process_attach(struct jifl_process *p, void *dec, jifl_decoder_time_fn time,
+			 const struct jifl_tsc_index *tscs, int log_reads);
+
+static inline void jifl_process_reads_reset(struct jifl_process *p)
+{
+	p->last_ver = NULL;
+	p->nr_reads = 0;
+}
 
 /*
  * The JIT version the instruction at @ip was read from, when the last
