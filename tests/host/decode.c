@@ -571,6 +571,99 @@ TEST_F(decode, corrupted_trace_resyncs)
 	}
 }
 
+/*
+ * Rewrite self->data (one thread) as perf would have written it had it
+ * lost queue offsets [@lo, @hi) of the trace: two AUXTRACE buffers, the
+ * second not where the first one ends.
+ */
+static void lose_trace(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
+		       size_t lo, size_t hi)
+{
+	struct jifl_perf_writer_config cfg = { 0 };
+	const struct jifl_perf_queue *q;
+	const struct jifl_perf_info *info;
+	const struct jifl_perf_map *m;
+	struct jifl_perf_reader *r;
+	struct jifl_perf_writer *w;
+	char orig[160];
+	uint64_t off;
+	size_t i;
+
+	snprintf(orig, sizeof(orig), "%s.orig", self->data);
+	ASSERT_EQ(0, rename(self->data, orig));
+	ASSERT_EQ(0, jifl_perf_reader_open(&r, orig, &off));
+	ASSERT_EQ(1, jifl_perf_reader_nr_queues(r));
+	q = jifl_perf_reader_queue(r, 0);
+	ASSERT_LT(hi, q->size);
+	info = jifl_perf_reader_info(r);
+	cfg.pt_pmu_type = info->pt_pmu_type;
+	cfg.pt_config = info->pt_config;
+	cfg.tc = info->tc;
+	ASSERT_EQ(0, jifl_perf_writer_open(&w, self->data, &cfg));
+	ASSERT_EQ(0, jifl_perf_writer_comm(w, q->pid, q->tid, "lost", 1, 1));
+	for (i = 0; (m = jifl_perf_reader_map(r, i)); i++)
+		ASSERT_EQ(0, jifl_perf_writer_mmap2(w, &m->m, 1));
+	ASSERT_EQ(0, jifl_perf_writer_itrace_start(w, q->pid, q->tid, 1));
+	ASSERT_EQ(0, jifl_perf_writer_auxtrace(w, 0, q->tid, q->data, lo));
+	ASSERT_EQ(0, jifl_perf_writer_aux_lost(w, 0, hi - lo));
+	ASSERT_EQ(0, jifl_perf_writer_auxtrace(w, 0, q->tid, q->data + hi, q->size - hi));
+	ASSERT_EQ(0, jifl_perf_writer_exit(w, q->pid, q->pid, q->tid, q->tid, 2));
+	ASSERT_EQ(0, jifl_perf_writer_close(w));
+	jifl_perf_reader_close(r);
+}
+
+/*
+ * Trace data perf lost between two AUXTRACE buffers: libipt would run
+ * the two together and could follow a wrong flow silently; the decoder
+ * decodes them apart, with a gap between. Before and after the gap, it
+ * is exactly the truth.
+ */
+TEST_F(decode, trace_data_lost)
+{
+	unsigned long long ip, before, off, resume_ip, total;
+	char opts[64], *line;
+	size_t qoff = 0, j, d;
+	long errors;
+
+	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 10")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	ASSERT_LT(0, trace_byte(self, 1, 3, &qoff));
+	lose_trace(_metadata, self, qoff, qoff + qoff / 2);
+	for (d = 0; d < NR_DECODERS; d++) {
+		snprintf(opts, sizeof(opts), "--decoder %s", decoders[d]);
+		EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats %s",
+				     decoder(), self->data, opts));
+		TH_LOG("%s, lost from queue offset 0x%zx:\n%s", opts, qoff, self->out);
+		line = strstr(self->out, "\ninstructions: ");
+		ASSERT_NE(NULL, line);
+		ASSERT_EQ(1, sscanf(line, "\ninstructions: %llu", &total));
+		EXPECT_NE(NULL, strstr(self->out, ", 1 trace data lost; "));
+		EXPECT_NE(NULL, strstr(self->out, "  1 x trace data lost at 0x"));
+		line = strstr(self->out, " trace data lost at ip ");
+		ASSERT_NE(NULL, line);
+		ASSERT_EQ(4, sscanf(line, " trace data lost at ip %llx after %llu instructions, "
+				    "trace offset %llx; resumed at ip %llx", &ip, &before, &off,
+				    &resume_ip));
+		/* Where the first buffer ends, padded to 8 bytes. */
+		EXPECT_EQ((qoff + 7) & ~7ull, off);
+
+		self->got.n = 0;
+		EXPECT_EQ(1, decode(self, opts, &errors));
+		EXPECT_LE(1, errors);
+		ASSERT_EQ(total, self->got.n);
+		ASSERT_LT(0, before);
+		ASSERT_LT(before, total);
+		for (j = 0; j < before; j++)
+			ASSERT_EQ(self->want.v[j].ip, self->got.v[j].ip) TH_LOG("instruction %zu", j);
+		EXPECT_EQ(ip, self->got.v[before - 1].ip);
+		EXPECT_EQ(resume_ip, self->got.v[before].ip);
+		for (j = 1; j <= total - before; j++)
+			ASSERT_EQ(self->want.v[self->want.n - j].ip, self->got.v[total - j].ip)
+				TH_LOG("instruction %zu from the end", j);
+		EXPECT_LT(total, self->want.n);
+	}
+}
+
 /* A perf.data with the Intel PT event but no trace data. */
 TEST_F(decode, empty_trace)
 {
@@ -870,7 +963,7 @@ TEST_F(decode, gaps_of_every_kind)
 		EXPECT_NE(NULL, strstr(self->out, "\ninstructions: 22\n"));
 		EXPECT_NE(NULL, strstr(self->out, "\ngaps: 4\n"));
 		EXPECT_NE(NULL, strstr(self->out, "\ngap totals: 1 decode errors (1 missing code), "
-				       "1 overflows, 1 trace stops, 1 restarts elsewhere; "));
+				       "1 overflows, 1 trace stops, 1 restarts elsewhere, 0 trace data lost; "));
 		for (i = 0, prev = self->out; i < sizeof(want) / sizeof(want[0]); i++) {
 			at = strstr(self->out, want[i].line);
 			ASSERT_NE(NULL, at) TH_LOG("%s", want[i].line);

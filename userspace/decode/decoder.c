@@ -15,8 +15,9 @@ static int decode(struct jifl_run *r)
 			break;
 		if (status >= 0) {
 			r->disabled = 0;
-			if (r->in_gap && r->gap.kind == JIFL_GAP_ERROR)
-				r->be->sync_offset(r->dec, &r->gap.resume_offset);
+			if (r->in_gap && r->gap.kind == JIFL_GAP_ERROR &&
+			    r->be->sync_offset(r->dec, &offset) >= 0)
+				r->gap.resume_offset = r->base + offset;
 			status = r->be->stretch(r, status);
 		}
 		if (status == -pte_eos)
@@ -29,11 +30,15 @@ static int decode(struct jifl_run *r)
 	}
 	jifl_run_gap_close(r, 0, 0, 0);
 	if (r->cfg->progress)
-		r->cfg->progress(r->cfg->progress_arg, r->size);
+		r->cfg->progress(r->cfg->progress_arg, r->base + r->size);
 	return 0;
 }
 
-static int run_buffer(struct jifl_run *r, const uint8_t *data, size_t size)
+/*
+ * Decode @size bytes at @data, at r->base in the thread's trace. With
+ * @lost, trace data was lost after them: a gap until the next buffer.
+ */
+static int run_buffer(struct jifl_run *r, const uint8_t *data, size_t size, int lost)
 {
 	struct jifl_tsc_index tscs;
 	struct pt_config cfg;
@@ -53,6 +58,10 @@ static int run_buffer(struct jifl_run *r, const uint8_t *data, size_t size)
 	}
 	jifl_process_attach(r->proc, r->dec, r->be->time, &tscs, r->be->log_reads);
 	err = decode(r);
+	if (!err && lost) {
+		jifl_run_gap_open(r, JIFL_GAP_LOST, 0, r->ip);
+		r->gap.offset = r->base + size;
+	}
 	jifl_process_attach(r->proc, NULL, NULL, NULL, 0);
 	r->be->free(r->dec);
 	jifl_tsc_index_free(&tscs);
@@ -63,8 +72,16 @@ int jifl_decode_queue(const struct jifl_perf_queue *q, struct jifl_process *p,
 		      const struct jifl_tsc_conv *tc, const struct jifl_decode_config *cfg)
 {
 	struct jifl_run r = { .proc = p, .tc = tc, .tid = q->tid, .cfg = cfg };
+	uint64_t end;
+	uint32_t i;
+	int err = 0;
 
-	return run_buffer(&r, q->data, q->size);
+	/* libipt would run the buffers around lost data together: decode them apart. */
+	for (i = 0; !err && i <= q->gaps; i++, r.base = end) {
+		end = i < q->gaps ? q->gap_at[i] : q->size;
+		err = run_buffer(&r, q->data + r.base, end - r.base, i < q->gaps);
+	}
+	return err;
 }
 
 int jifl_decode_buffer(const uint8_t *data, size_t size, struct jifl_process *p,
@@ -72,5 +89,5 @@ int jifl_decode_buffer(const uint8_t *data, size_t size, struct jifl_process *p,
 {
 	struct jifl_run r = { .proc = p, .cfg = cfg };
 
-	return run_buffer(&r, data, size);
+	return run_buffer(&r, data, size, 0);
 }

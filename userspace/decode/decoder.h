@@ -5,7 +5,8 @@
  * instruction (or only their count) and every gap to the caller. A gap
  * is a place where the trace lost the instruction flow: a decode error
  * (after which the decoder resynchronises at the next PSB), an overflow,
- * tracing stopped or restarted elsewhere. What lies in a gap is
+ * tracing stopped or restarted elsewhere, trace data that perf lost (the
+ * buffers on either side are decoded apart). What lies in a gap is
  * reported, never skipped silently.
  */
 #ifndef JIFL_DECODE_DECODER_H
@@ -31,6 +32,7 @@ enum jifl_gap_kind {
 	JIFL_GAP_OVERFLOW,	/* the hardware lost packets (OVF) */
 	JIFL_GAP_STOP,		/* tracing stopped (TraceStop) */
 	JIFL_GAP_RESTART,	/* tracing disabled, enabled again elsewhere */
+	JIFL_GAP_LOST,		/* perf lost trace data between two buffers */
 };
 
 struct jifl_gap {
@@ -43,7 +45,7 @@ struct jifl_gap {
 	 * decoded, else the last one decoded (0: none yet).
 	 */
 	uint64_t ip;
-	uint64_t offset;	/* trace offset where it was lost */
+	uint64_t offset;	/* offset in the thread's trace where it was lost */
 	uint64_t insns;		/* instructions of this thread decoded before it */
 	int resumed;		/* 0: no instruction followed in this thread */
 	uint64_t resume_ip;	/* the first instruction after the gap */
@@ -66,10 +68,11 @@ enum jifl_decoder_kind {
 	JIFL_DECODER_BLOCK,	/* blocks: pt_blk_next(), instructions walked with Zydis */
 };
 
-/* Counts gaps that mean lost or wrong trace data: errors and overflows. */
+/* Gaps that mean lost or wrong trace data: errors, overflows, lost data. */
 static inline int jifl_gap_is_error(const struct jifl_gap *gap)
 {
-	return gap->kind == JIFL_GAP_ERROR || gap->kind == JIFL_GAP_OVERFLOW;
+	return gap->kind == JIFL_GAP_ERROR || gap->kind == JIFL_GAP_OVERFLOW ||
+	       gap->kind == JIFL_GAP_LOST;
 }
 
 /* How to decode, and where the results go. */

@@ -63,8 +63,17 @@ static const char *kind_name(const struct jifl_gap *gap)
 		return "trace stopped";
 	case JIFL_GAP_RESTART:
 		return "restarted elsewhere";
+	case JIFL_GAP_LOST:
+		return "trace data lost";
 	}
 	return "?";
+}
+
+const char *jifl_gap_message(const struct jifl_gap *gap)
+{
+	if (gap->kind == JIFL_GAP_ERROR || gap->kind == JIFL_GAP_OVERFLOW)
+		return pt_errstr(pt_errcode(gap->code));
+	return kind_name(gap);
 }
 
 /* "; resumed at ip 0x..., trace offset 0x..." or "; not resumed". */
@@ -82,10 +91,8 @@ static void print_resume(FILE *out, const struct jifl_gap *gap)
 void jifl_gap_print(FILE *out, const struct jifl_gap *gap)
 {
 	print_time(out, gap->time);
-	if (jifl_gap_is_error(gap))
-		fprintf(out, " %6u error: %s", gap->tid, pt_errstr(pt_errcode(gap->code)));
-	else
-		fprintf(out, " %6u gap: %s", gap->tid, kind_name(gap));
+	fprintf(out, " %6u %s: %s", gap->tid, jifl_gap_is_error(gap) ? "error" : "gap",
+		jifl_gap_message(gap));
 	fprintf(out, " at ip 0x%" PRIx64 ", trace offset 0x%" PRIx64, gap->ip, gap->offset);
 	print_resume(out, gap);
 	fputc('\n', out);
@@ -119,7 +126,8 @@ static void print_stat_line(FILE *out, const struct jifl_gap *gap)
 
 void jifl_gaps_print(const struct jifl_gaps *g, FILE *out)
 {
-	uint64_t errors = 0, missing = 0, overflows = 0, stops = 0, restarts = 0, skipped = 0;
+	uint64_t errors = 0, missing = 0, overflows = 0, stops = 0, restarts = 0, lost = 0;
+	uint64_t skipped = 0;
 	size_t i;
 
 	fprintf(out, "gaps: %zu%s\n", g->nr, g->lost ? " (more: out of memory)" : "");
@@ -142,10 +150,14 @@ void jifl_gaps_print(const struct jifl_gaps *g, FILE *out)
 		case JIFL_GAP_RESTART:
 			restarts++;
 			break;
+		case JIFL_GAP_LOST:
+			lost++;
+			break;
 		}
 	}
 	fprintf(out, "gap totals: %" PRIu64 " decode errors (%" PRIu64 " missing code), %"
 		PRIu64 " overflows, %" PRIu64 " trace stops, %" PRIu64
-		" restarts elsewhere; %" PRIu64 " trace bytes skipped\n",
-		errors, missing, overflows, stops, restarts, skipped);
+		" restarts elsewhere, %" PRIu64 " trace data lost; %" PRIu64
+		" trace bytes skipped\n",
+		errors, missing, overflows, stops, restarts, lost, skipped);
 }

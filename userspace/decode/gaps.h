@@ -19,6 +19,9 @@ void jifl_gaps_free(struct jifl_gaps *g);
 /* Keep @gap for the statistics. Returns 0 or -jifl_err_nomem. */
 int jifl_gaps_add(struct jifl_gaps *g, const struct jifl_gap *gap);
 
+/* libipt's message for errors and overflows, else what kind of gap. */
+const char *jifl_gap_message(const struct jifl_gap *gap);
+
 /* Print @gap as a line of the listings. */
 void jifl_gap_print(FILE *out, const struct jifl_gap *gap);
 

@@ -10,6 +10,7 @@
 
 #define ERROR_IPS	8	/* addresses kept per kind of error */
 #define NR_KINDS	64	/* more than libipt's error codes */
+#define KIND_LOST	0	/* trace data lost (no libipt error: pte_ok) */
 
 struct error_kind {
 	uint64_t count;
@@ -160,7 +161,8 @@ static void on_gap(void *ctx, const struct jifl_gap *gap)
 {
 	struct jifl_printer *p = ctx;
 	enum pt_error_code code = pt_errcode(gap->code);
-	struct error_kind *k = &p->kinds[code < NR_KINDS ? code : 0];
+	struct error_kind *k = &p->kinds[gap->kind == JIFL_GAP_LOST ? KIND_LOST :
+					 code < NR_KINDS ? code : NR_KINDS - 1];
 
 	/* What went before a gap is no branch source for what follows. */
 	p->have_prev = 0;
@@ -211,7 +213,8 @@ void jifl_printer_stats(const struct jifl_printer *p, FILE *out)
 
 		if (!k->count)
 			continue;
-		fprintf(out, "  %" PRIu64 " x %s at", k->count, pt_errstr(i));
+		fprintf(out, "  %" PRIu64 " x %s at", k->count,
+			i == KIND_LOST ? "trace data lost" : pt_errstr(i));
 		for (j = 0; j < k->count && j < ERROR_IPS; j++)
 			fprintf(out, " 0x%" PRIx64, k->ip[j]);
 		fputs(k->count > ERROR_IPS ? " ...\n" : "\n", out);

@@ -11,6 +11,14 @@ static uint64_t run_time(const struct jifl_run *r, uint64_t tsc)
 	return r->tc ? jifl_tsc_conv_to_time(r->tc, tsc) : 0;
 }
 
+uint64_t jifl_run_offset(const struct jifl_run *r)
+{
+	uint64_t offset = 0;
+
+	r->be->offset(r->dec, &offset);
+	return r->base + offset;
+}
+
 void jifl_run_gap_close(struct jifl_run *r, int resumed, uint64_t ip, uint64_t tsc)
 {
 	if (!r->in_gap)
@@ -36,9 +44,9 @@ void jifl_run_gap_open(struct jifl_run *r, enum jifl_gap_kind kind, int code, ui
 	g->time = run_time(r, r->be->time(r->dec));
 	g->ip = ip;
 	g->insns = r->insns;
-	r->be->offset(r->dec, &g->offset);
-	/* Until a PSB says otherwise, an error skips the rest of the trace. */
-	g->resume_offset = kind == JIFL_GAP_ERROR ? r->size : 0;
+	g->offset = jifl_run_offset(r);
+	/* Until a PSB says otherwise, an error skips the rest of the buffer. */
+	g->resume_offset = kind == JIFL_GAP_ERROR ? r->base + r->size : 0;
 	r->in_gap = 1;
 }
 
@@ -88,12 +96,8 @@ int jifl_run_events(struct jifl_run *r, int status)
 /* Tell the progress callback where we are when @before..r->insns crossed a mark. */
 static void progress(struct jifl_run *r, uint64_t before)
 {
-	uint64_t offset = 0;
-
-	if (!r->cfg->progress || before / PROGRESS_EVERY == r->insns / PROGRESS_EVERY)
-		return;
-	r->be->offset(r->dec, &offset);
-	r->cfg->progress(r->cfg->progress_arg, offset);
+	if (r->cfg->progress && before / PROGRESS_EVERY != r->insns / PROGRESS_EVERY)
+		r->cfg->progress(r->cfg->progress_arg, jifl_run_offset(r));
 }
 
 void jifl_run_insn(struct jifl_run *r, const struct pt_insn *insn, uint64_t tsc,

@@ -40,7 +40,8 @@ struct jifl_run {
 	const struct jifl_tsc_conv *tc;	/* NULL: no perf time */
 	uint32_t tid;
 	const struct jifl_decode_config *cfg;
-	uint64_t size;			/* of the trace */
+	uint64_t base;			/* of the buffer decoded, in the thread's trace */
+	uint64_t size;			/* of the buffer */
 	uint64_t ip;			/* the last instruction decoded */
 	uint64_t fail_ip;		/* where the last failure happened */
 	uint64_t insns;			/* decoded so far */
@@ -64,6 +65,9 @@ void jifl_run_gap_open(struct jifl_run *r, enum jifl_gap_kind kind, int code, ui
 
 /* The gap, if any, ends: resumed at @ip at @tsc, or not (!@resumed). */
 void jifl_run_gap_close(struct jifl_run *r, int resumed, uint64_t ip, uint64_t tsc);
+
+/* The decoder's offset in the thread's trace. */
+uint64_t jifl_run_offset(const struct jifl_run *r);
 
 /* Process the pending events (@status says if any); returns the new status. */
 int jifl_run_events(struct jifl_run *r, int status);

@@ -354,7 +354,13 @@ static int make_queues(struct jifl_perf_reader *r)
 			q->pid = tid_pid(r, b->tid);
 			q->cpu = b->cpu;
 		} else if (b->offset != r->bufs[i - 1].offset + r->bufs[i - 1].size) {
-			q->gaps++;
+			/* Not where the previous one ended: trace data was lost. */
+			uint64_t *at = realloc((void *)q->gap_at, (q->gaps + 1) * sizeof(*at));
+
+			if (!at)
+				return -jifl_err_nomem;
+			at[q->gaps++] = q->size;
+			q->gap_at = at;
 		}
 		if (b->size > SIZE_MAX - q->size)
 			return -jifl_err_nomem;
@@ -494,8 +500,10 @@ void jifl_perf_reader_close(struct jifl_perf_reader *r)
 
 	if (!r)
 		return;
-	for (i = 0; i < r->nr_queues; i++)
+	for (i = 0; i < r->nr_queues; i++) {
 		free((void *)r->queues[i].data);
+		free((void *)r->queues[i].gap_at);
+	}
 	free(r->queues);
 	free(r->bufs);
 	free(r->tasks);

@@ -51,6 +51,7 @@ struct jifl_perf_queue {
 	size_t size;
 	uint32_t nr_buffers;
 	uint32_t gaps;			/* buffers that did not follow the previous one */
+	const uint64_t *gap_at;		/* where in @data each of those starts */
 };
 
 /*

@@ -410,6 +410,14 @@ int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
 	return err;
 }
 
+int jifl_perf_writer_aux_lost(struct jifl_perf_writer *w, uint32_t idx, uint64_t bytes)
+{
+	if (idx >= w->nr_queues)
+		return -jifl_err_invalid;
+	w->aux_offset[idx] += bytes;
+	return 0;
+}
+
 int jifl_perf_writer_round(struct jifl_perf_writer *w)
 {
 	struct perf_event_header h = { JIFL_PERF_RECORD_FINISHED_ROUND, 0,

@@ -48,6 +48,13 @@ int jifl_perf_writer_exit(struct jifl_perf_writer *w, uint32_t pid,
 int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
 			      uint32_t tid, const void *data, size_t size);
 
+/*
+ * @bytes of the trace of queue @idx, which has had a buffer, were lost
+ * (as perf loses data when its buffer is full): the next buffer does not
+ * follow the previous one. Returns 0 or -jifl_err_invalid.
+ */
+int jifl_perf_writer_aux_lost(struct jifl_perf_writer *w, uint32_t idx, uint64_t bytes);
+
 /* The build ID of a DSO @filename (once per name), for the BUILD_ID feature. */
 int jifl_perf_writer_build_id(struct jifl_perf_writer *w, const char *filename,
 			      const uint8_t *id, size_t size);
