@@ -19,8 +19,8 @@
 #define MAX_FILES	64
 
 static const char usage[] =
-"usage: jifl-decode -i perf.data [--flowjit FILE] [--insn|--branches|--calls|--stats]\n"
-"       jifl-decode --pt FILE [--elf FILE[:BASE]]... [--raw FILE:BASE]... [mode]\n"
+"usage: jifl-decode -i perf.data [--flowjit FILE] [--insn|--branches|--calls|--stats] [option]...\n"
+"       jifl-decode --pt FILE [--elf FILE[:BASE]]... [--raw FILE:BASE]... [mode] [option]...\n"
 "\n"
 "  -i, --input FILE     perf.data with an Intel PT trace (perf record -e intel_pt//u)\n"
 "  -f, --flowjit FILE   FlowJIT data of the same run: code of JIT pages, by time\n"
