@@ -14,6 +14,7 @@ static const struct {
 	{ "insns", "instructions translated" },
 	{ "links", "direct jumps linked to a translation" },
 	{ "late_links", "of which linked later, with text_poke" },
+	{ "predicted_returns", "return predictions written" },
 	{ "lookups", "indirect transfers resolved by the lookup stub" },
 	{ "lookup_misses", "lookups not in the cache yet" },
 	{ "native_text", "native: targets outside translatable text" },
