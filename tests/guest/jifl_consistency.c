@@ -2,9 +2,9 @@
 /*
  * JIFL and kernel text that changes or gets translated later: a kprobe
  * registered on a function whose translation already runs fires from
- * then on (text_poke invalidates the translations), and exit stubs of
- * blocks get linked to successors translated after them (text_poke on
- * the code cache), with unchanged results.
+ * then on (text_poke invalidates the translations); exit stubs of
+ * blocks get linked to successors translated after them, and returns
+ * get predictions (text_poke on the code cache), with unchanged results.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -72,16 +72,18 @@ TEST_F(consistency, kprobe_registered_later_fires_in_translated_code)
 	EXPECT_EQ(-EINVAL, jifl_control("kprobe maybe"));
 }
 
-TEST_F(consistency, exit_stubs_are_linked_later)
+TEST_F(consistency, exit_stubs_linked_and_returns_predicted_later)
 {
-	long long late;
+	long long late, predicted;
 	int round;
 
 	ASSERT_EQ(0, jifl_control("syscalls all"));
 	ASSERT_EQ(0, jifl_control("pid 0"));
 	ASSERT_EQ(0, jifl_control("flush"));
 	late = jifl_stat("late_links");
+	predicted = jifl_stat("predicted_returns");
 	ASSERT_LE(0, late);
+	ASSERT_LE(0, predicted);
 	ASSERT_EQ(0, jifl_control("enable"));
 	for (round = 0; round < 3; round++) {
 		ASSERT_EQ(0, system("ls -la /bin /proc/self/ > /dev/null && "
@@ -89,9 +91,11 @@ TEST_F(consistency, exit_stubs_are_linked_later)
 		usleep(200000);		/* the linking work runs */
 	}
 	ASSERT_EQ(0, jifl_control("disable"));
-	TH_LOG("late links: %lld, links: %lld", jifl_stat("late_links") - late,
-	       jifl_stat("links"));
+	TH_LOG("late links: %lld, links: %lld, predicted returns: %lld",
+	       jifl_stat("late_links") - late, jifl_stat("links"),
+	       jifl_stat("predicted_returns") - predicted);
 	EXPECT_LT(late, jifl_stat("late_links"));
+	EXPECT_LT(predicted, jifl_stat("predicted_returns"));
 }
 
 TEST_HARNESS_MAIN
