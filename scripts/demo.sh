@@ -52,9 +52,9 @@ cd /tmp
 echo 'local s=0 for i=1,3000 do s=s+i%7 end print(s)' > small.lua
 echo "\$ flowjit record -o l.fj -- jifl-swtrace -o perf.data --truth truth -- luajit small.lua"
 flowjit record -q -o l.fj -- jifl-swtrace -q -o perf.data --truth truth -- luajit small.lua
-echo "\$ jifl-decode -i perf.data --flowjit l.fj --insn | grep jit | head -12   # --no-progress: the console is a terminal"
+echo "\$ jifl-decode --no-progress -i perf.data --flowjit l.fj --insn | grep jit | head -12"
 jifl-decode --no-progress -i perf.data --flowjit l.fj --insn | grep '\[jit' | head -12
-echo "\$ jifl-decode -i perf.data --flowjit l.fj --stats"
+echo "\$ jifl-decode --no-progress -i perf.data --flowjit l.fj --stats"
 jifl-decode --no-progress -i perf.data --flowjit l.fj --stats
 echo "\$ perf script -i perf.data --itrace=i1ie   # stock perf, same trace"
 perf script -i perf.data --itrace=i1ie > perf.txt 2>&1
