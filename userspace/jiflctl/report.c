@@ -18,7 +18,6 @@ static const struct {
 	{ "lookups", "indirect transfers resolved by the lookup stub" },
 	{ "lookup_misses", "lookups not in the cache yet" },
 	{ "native_text", "native: targets outside translatable text" },
-	{ "native_extable", "native: instruction with an extable entry" },
 	{ "native_trap", "native: int3 or ud2 (kprobes, BUG/WARN)" },
 	{ "native_insn", "native: instruction not translated" },
 	{ "native_cache_full", "native: code cache full" },
