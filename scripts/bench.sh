@@ -37,7 +37,8 @@ for i in 1 2 3 4 5; do
 done
 CMD
 scripts/qemu-run.sh -t none -s "$share" -c "$out/cmd.sh" -T 600 -l "$out/guest.log" >/dev/null || true
-sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest.log" | sed '1d;$d' | tr -d '\r' > "$out/flowjit.txt"
+sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest.log" | sed '1d;$d' | tr -d '\r' |
+	grep -v 'jifl-guest: command still running' > "$out/flowjit.txt"
 grep -v '^luajit-run' "$out/flowjit.txt" | grep -v 'crng init'
 grep -A20 '^jifl-bench' "$out/flowjit.txt" > "$out/jifl.txt" || true
 awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");

@@ -23,6 +23,12 @@ if grep -aq 'timeout' "$log" && grep -aq '^qemu-run: guest killed' "$log"; then
 	echo "guest: $(grep -a '^qemu-run: guest killed' "$log")"
 	bad=1
 fi
+if grep -aq '^qemu-run: no progress' "$log"; then
+	echo "guest: $(grep -a '^qemu-run: no progress' "$log")"
+	echo "guest: last console lines:"
+	grep -av '^qemu-run: ' "$log" | tr -d '\r' | tail -n 3 | sed 's/^/  /'
+	bad=1
+fi
 
 block=$(sed -n '/^JIFL-RESULT-BEGIN/,/^JIFL-RESULT-END/p' "$log" | tr -d '\r')
 if ! echo "$block" | grep -q '^JIFL-RESULT-END'; then

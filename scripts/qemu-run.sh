@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot the patched kernel in QEMU (TCG), run guest tests, judge the log.
 #
-#   scripts/qemu-run.sh [-t TESTS] [-c CMD.sh] [-T SECS] [-l LOG] [-a APPEND]
-#                       [-k BZIMAGE] [-i INITRD] [-s SHAREDIR] [--shell]
+#   scripts/qemu-run.sh [-t TESTS] [-c CMD.sh] [-T SECS] [-P SECS] [-l LOG]
+#                       [-a APPEND] [-k BZIMAGE] [-i INITRD] [-s SHAREDIR] [--shell]
 #
 #   -t TESTS   comma-separated guest test names, or "all" (default), or
 #              "none" to run no test (with -c)
@@ -11,7 +11,18 @@
 #              host directory SHAREDIR (default build/share) at /mnt/host,
 #              which is also the way to get files out of the guest
 #   -T SECS    hard timeout for the whole guest run (default 900)
+#   -P SECS    no-progress limit (default 120): a guest whose console stays
+#              silent this long is killed, and the log names the phase
+#              (boot, init, the command, or the test that was running);
+#              the guest prints a heartbeat every 20 s while a test or
+#              the command runs, so a long test is not silence
 #   --shell    interactive shell on the console (no timeout, no verdict)
+#
+# Environment: QEMU_MEM (default 1G), QEMU_CPU (default max,la57=off),
+# JIFL_TSC_KHZ (the guest's TSC frequency, passed as tsc_early_khz=;
+# default: the host's, measured by scripts/tsc-khz.c, which is the
+# guest's under TCG; 0: let the guest calibrate against the PIT, which
+# can stall under TCG).
 #
 # Exit status 0 only if the guest reported, every test passed and the
 # log holds no oops, BUG, WARNING, KASAN, lockdep or hung-task report.
@@ -26,15 +37,22 @@ tests=all
 cmd=
 append=
 timeout_s=900
+silence_s=120
 shell=0
 mem=${QEMU_MEM:-1G}
+# 5-level paging off: in 6.1, identify_cpu() clears boot_cpu_data's
+# capabilities (LA57 among them) with interrupts on, and an interrupt in
+# that window makes KASAN call every direct-map address "wild" (its
+# shadow bounds follow pgtable_l5_enabled()). Most hardware has 4 levels.
+cpu=${QEMU_CPU:-max,la57=off}
 
-usage() { sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-t) tests=$2; shift 2 ;;
 	-c) cmd=$2; shift 2 ;;
 	-T) timeout_s=$2; shift 2 ;;
+	-P) silence_s=$2; shift 2 ;;
 	-l) log=$2; shift 2 ;;
 	-a) append=$2; shift 2 ;;
 	-k) kernel=$2; shift 2 ;;
@@ -57,9 +75,22 @@ if [ -n "$cmd" ]; then
 	kargs="$kargs jiflcmd=1"
 fi
 [ $shell = 1 ] && kargs="$kargs jiflshell=1"
+
+# A known TSC frequency: the guest skips PIT calibration, which under TCG
+# takes about 7 s and sometimes never ends (the boot stalls).
+tsc_khz=${JIFL_TSC_KHZ:-}
+if [ -z "$tsc_khz" ]; then
+	helper=$top/build/tsc-khz
+	if [ ! -x "$helper" ] || [ "$top/scripts/tsc-khz.c" -nt "$helper" ]; then
+		gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$helper" "$top/scripts/tsc-khz.c" ||
+			{ echo "qemu-run: cannot build $helper" >&2; exit 2; }
+	fi
+	tsc_khz=$("$helper") || { echo "qemu-run: cannot measure the host TSC (JIFL_TSC_KHZ=...)" >&2; exit 2; }
+fi
+[ "$tsc_khz" != 0 ] && kargs="$kargs tsc_early_khz=$tsc_khz"
 [ -n "$append" ] && kargs="$kargs $append"
 
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "$mem"
+qemu=(qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp 2 -m "$mem"
 	-kernel "$kernel" -initrd "$initrd" -append "$kargs"
 	-display none -no-reboot -monitor none -serial stdio
 	-virtfs "local,path=$share,mount_tag=jifl,security_model=none,id=jifl")
@@ -68,13 +99,47 @@ if [ $shell = 1 ]; then
 	exec "${qemu[@]}"
 fi
 
+# Where the guest is, from its console: boot, init, the -c command, or
+# the test binary that was running.
+phase() {
+	local t
+	t=$(grep -a 'jifl-guest: running ' "$log" | tail -n 1 | tr -d '\r' | sed 's/.*jifl-guest: running //')
+	if [ -n "$t" ]; then
+		echo "test $t"
+	elif grep -aq '^JIFL-CMD-BEGIN' "$log"; then
+		echo "the command (-c)"
+	elif grep -aq 'jifl-guest: ' "$log"; then
+		echo "init"
+	else
+		echo "boot"
+	fi
+}
+
 start=$(date +%s)
+: > "$log"
 set +e
-timeout -k 5 "$timeout_s" "${qemu[@]}" < /dev/null > "$log" 2>&1
+timeout -k 5 "$timeout_s" "${qemu[@]}" < /dev/null > "$log" 2>&1 &
+qpid=$!
+size=0 last=$start stalled=
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 1
+	now=$(date +%s)
+	new=$(stat -c %s "$log" 2>/dev/null || echo 0)
+	if [ "$new" != "$size" ]; then
+		size=$new last=$now
+	elif [ $((now - last)) -ge "$silence_s" ]; then
+		stalled=$(phase)
+		kill "$qpid" 2>/dev/null
+		break
+	fi
+done
+wait "$qpid"
 qrc=$?
 set -e
 secs=$(( $(date +%s) - start ))
-if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+if [ -n "$stalled" ]; then
+	echo "qemu-run: no progress: no console output for ${silence_s}s during $stalled, guest killed after ${secs}s (log: ${log#$top/})" >> "$log"
+elif [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	echo "qemu-run: guest killed after ${timeout_s}s timeout (log: ${log#$top/})" >> "$log"
 fi
 echo "qemu-run: guest ran ${secs}s, qemu exit $qrc, log ${log#$top/}"

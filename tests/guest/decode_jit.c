@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "guest_harness.h"
 #include "../host/swtrace_truth.h"
 
 #define PAGE		4096

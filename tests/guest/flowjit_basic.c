@@ -13,7 +13,7 @@
 #include <linux/capability.h>
 #include <x86intrin.h>
 
-#include "kselftest_harness.h"
+#include "guest_harness.h"
 #include "flowjit_util.h"
 
 #define PAGE 4096
@@ -639,5 +639,5 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--jit-child"))
 		return jit_child();
-	return test_harness_run(argc, argv);
+	return guest_harness_run(argc, argv);
 }

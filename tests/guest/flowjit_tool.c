@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <linux/flowjit.h>
 
-#include "kselftest_harness.h"
+#include "guest_harness.h"
 #include "flowjit_util.h"
 
 #define PAGE 4096

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "guest_harness.h"
 #include "proc_util.h"
 
 FIXTURE(consistency) {

@@ -14,7 +14,7 @@
 #include <sys/klog.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "guest_harness.h"
 #include "proc_util.h"
 
 /*

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "guest_harness.h"
 #include "proc_util.h"
 
 static const char *const jiflctl_paths[] = {

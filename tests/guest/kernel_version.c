@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "kselftest_harness.h"
+#include "guest_harness.h"
 
 /* Search the running kernel's config for an exact line. */
 static int config_has(const char *line)

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "guest_harness.h"
 #include "../host/swtrace_truth.h"
 
 static const char *const swtrace_paths[] = {
@@ -82,5 +82,5 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--child"))
 		return fib(atoi(argv[2]));
-	return test_harness_run(argc, argv);
+	return guest_harness_run(argc, argv);
 }

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "cmd.h"
@@ -76,6 +77,61 @@ TEST_F_TIMEOUT(guest, files_come_out_through_the_share, 300)
 	TH_LOG("%s", self->out);
 	ASSERT_EQ(0, cmd_run(out, sizeof(out), "cat %s/uname.txt", self->dir));
 	EXPECT_NE(NULL, strstr(out, "-jifl"));
+}
+
+/* A guest test binary on the share: a shell script. */
+static int put_script(FIXTURE_DATA(guest) *self, const char *name,
+		      const char *body)
+{
+	char out[256];
+
+	return cmd_run(out, sizeof(out),
+		       "printf '#!/bin/sh\\n%%s\\n' '%s' > %s/%s && chmod +x %s/%s",
+		       body, self->dir, name, self->dir, name);
+}
+
+/*
+ * A boot that goes silent (here: an init that only sleeps) is killed by
+ * the no-progress check long before the hard timeout, and the verdict
+ * names the phase.
+ */
+TEST_F_TIMEOUT(guest, silent_boot_is_caught, 300)
+{
+	time_t t0 = time(NULL);
+
+	EXPECT_EQ(1, boot(self, "true",
+			  "-T 250 -P 15 -t none -a 'rdinit=/bin/busybox -- sleep 100000'"));
+	TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "no progress: no console output for 15s during boot"));
+	EXPECT_NE(NULL, strstr(self->out, "guest: 0 passed, 1 failed"));
+	EXPECT_EQ(NULL, strstr(self->out, "after 250s timeout"));
+	EXPECT_LT(time(NULL) - t0, 150);
+}
+
+/*
+ * A guest that stops making progress while a test runs (every process
+ * but init stopped, the heartbeat too) is caught, and the test named.
+ */
+TEST_F_TIMEOUT(guest, silent_test_is_caught, 300)
+{
+	time_t t0 = time(NULL);
+
+	ASSERT_EQ(0, put_script(self, "freeze", "kill -STOP -1; sleep 100000"));
+	EXPECT_EQ(1, boot(self, "true", "-T 250 -P 15 -t /mnt/host/freeze"));
+	TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "no progress: no console output for 15s during test freeze"));
+	EXPECT_NE(NULL, strstr(self->out, "guest: 0 passed, 1 failed"));
+	EXPECT_LT(time(NULL) - t0, 150);
+}
+
+/* A test that runs longer than the no-progress limit, silently, is not. */
+TEST_F_TIMEOUT(guest, long_silent_test_is_not_caught, 300)
+{
+	ASSERT_EQ(0, put_script(self, "slow", "sleep 45"));
+	EXPECT_EQ(0, boot(self, "true", "-T 250 -P 30 -t /mnt/host/slow"));
+	TH_LOG("%s", self->out);
+	EXPECT_EQ(NULL, strstr(self->out, "no progress"));
+	EXPECT_NE(NULL, strstr(self->out, "guest: slow: 0 passed, 0 failed"));
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kselftest harness for guest tests, with every test's timeout
+ * scaled to the kernel it runs on.
+ *
+ * A KASAN + lockdep kernel runs several times slower under TCG than the
+ * test kernel, so a timeout sized for one is wrong for the other. The
+ * guest's run-tests exports JIFL_TIME_SCALE (from jifltimescale= on the
+ * kernel command line, else 4 on a KASAN kernel, else 1); each test's
+ * TEST_F_TIMEOUT value (or the harness default) is multiplied by it
+ * before the first test runs. Tests that size their own waits use
+ * guest_time_scale() too.
+ *
+ * Use guest_harness_run() where a test has its own main(), or
+ * TEST_HARNESS_MAIN as usual.
+ */
+#ifndef JIFL_GUEST_HARNESS_H
+#define JIFL_GUEST_HARNESS_H
+
+#include <stdlib.h>
+
+#include "kselftest_harness.h"
+
+#define GUEST_TIME_SCALE_MAX	20
+
+/* JIFL_TIME_SCALE from the environment: 1 when unset or invalid. */
+static inline int guest_time_scale(void)
+{
+	const char *s = getenv("JIFL_TIME_SCALE");
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return 1;
+	v = strtol(s, &end, 10);
+	if (*end || v < 1)
+		return 1;
+	return v > GUEST_TIME_SCALE_MAX ? GUEST_TIME_SCALE_MAX : (int)v;
+}
+
+static inline void guest_scale_timeouts(void)
+{
+	struct __fixture_metadata *f;
+	struct __test_metadata *t;
+	int scale = guest_time_scale();
+
+	if (scale == 1)
+		return;
+	for (f = __fixture_list; f; f = f->next)
+		for (t = f->tests; t; t = t->next)
+			t->timeout *= scale;
+}
+
+static inline int guest_harness_run(int argc, char **argv)
+{
+	guest_scale_timeouts();
+	return test_harness_run(argc, argv);
+}
+
+#undef TEST_HARNESS_MAIN
+#define TEST_HARNESS_MAIN \
+	static void __attribute__((constructor)) \
+	__constructor_order_last(void) \
+	{ \
+		if (!__constructor_order) \
+			__constructor_order = _CONSTRUCTOR_ORDER_BACKWARD; \
+	} \
+	int main(int argc, char **argv) \
+	{ \
+		return guest_harness_run(argc, argv); \
+	}
+
+#endif /* JIFL_GUEST_HARNESS_H */
