@@ -15,6 +15,7 @@
 #include "printer.h"
 #include "progress.h"
 #include "session.h"
+#include "version.h"
 
 #define MAX_FILES	64
 
@@ -35,7 +36,9 @@ static const char usage[] =
 "                       the listing does not go to)\n"
 "      --no-progress    never show the progress\n"
 "      --decoder KIND   libipt's decoder: insn (instruction flow) or block; default:\n"
-"                       insn for --insn, block otherwise\n";
+"                       insn for --insn, block otherwise\n"
+"  -h, --help           this text\n"
+"      --version        the version\n";
 
 struct mem_file {
 	const char *path;
@@ -97,7 +100,7 @@ static int parse(int argc, char **argv, struct options *o)
 {
 	enum {
 		OPT_INSN = 256, OPT_BRANCHES, OPT_CALLS, OPT_STATS, OPT_PT, OPT_ELF, OPT_RAW,
-		OPT_PROGRESS, OPT_NO_PROGRESS, OPT_DECODER,
+		OPT_PROGRESS, OPT_NO_PROGRESS, OPT_DECODER, OPT_VERSION,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -113,6 +116,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "decoder", required_argument, NULL, OPT_DECODER },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -136,6 +140,9 @@ static int parse(int argc, char **argv, struct options *o)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("jifl-decode %s\n", jifl_version());
 			exit(0);
 		default:
 			fputs(usage, stderr);

@@ -12,6 +12,7 @@
 
 #include "record.h"
 #include "report.h"
+#include "version.h"
 
 #define PROG "flowjit"
 #define EXIT_USAGE 2
@@ -34,7 +35,8 @@ static void usage(FILE *f)
 		"  -b, --bufsize BYTES   set the kernel's event ring size (root)\n"
 		"  -q, --quiet           no summary on stderr\n"
 		"  -e, --events          report: one line per record\n"
-		"  -h, --help            this text\n");
+		"  -h, --help            this text\n"
+		"      --version         the version\n");
 }
 
 static int parse_num(const char *opt, const char *s, unsigned long long *v)
@@ -145,6 +147,10 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf(PROG " %s\n", jifl_version());
 		return 0;
 	}
 	fprintf(stderr, PROG ": unknown command '%s' (record, report)\n", argv[1]);

@@ -12,6 +12,7 @@
 
 #include "ctl.h"
 #include "errcode.h"
+#include "version.h"
 
 static void usage(FILE *f)
 {
@@ -34,7 +35,8 @@ static void usage(FILE *f)
 		"  -p, --pid PID       only this process (default 0: all)\n"
 		"  -j, --json          stats as one JSON object\n"
 		"  -q, --quiet         run: no counters\n"
-		"  -h, --help          this text\n");
+		"  -h, --help          this text\n"
+		"      --version       the version\n");
 }
 
 static int parse_syscalls(const char *list, struct jifl_sysset *set)
@@ -162,6 +164,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version")) {
+		printf(PROG " %s\n", jifl_version());
 		return 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -14,6 +14,7 @@
 #include "errcode.h"
 #include "recorder.h"
 #include "tracer.h"
+#include "version.h"
 
 #define PROG "jifl-swtrace"
 
@@ -39,7 +40,8 @@ static void usage(FILE *f)
 		"                         (default: noretcomp, a TIP for every return)\n"
 		"      --no-pin           do not keep COMMAND on the recorder's CPU\n"
 		"  -q, --quiet            no summary on stderr\n"
-		"  -h, --help             this text\n");
+		"  -h, --help             this text\n"
+		"      --version          the version\n");
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t *v)
@@ -147,6 +149,7 @@ int main(int argc, char *argv[])
 		{ "ret-compression", no_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct jifl_recorder_opts opts = {
@@ -199,6 +202,9 @@ int main(int argc, char *argv[])
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf(PROG " %s\n", jifl_version());
 			return 0;
 		default:
 			usage(stderr);
