@@ -22,7 +22,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san tests initramfs \
-	check check-debug demo bench guest-shell clean distclean
+	check check-debug demo bench guest-shell install uninstall clean distclean
 
 all: kernel tests initramfs
 
@@ -37,6 +37,8 @@ help:
 	@echo "make patches     export build/linux commits above jifl-base into patches/"
 	@echo "make initramfs   guest initramfs with busybox, tests and tools"
 	@echo "make guest-shell boot the test kernel with a shell on the console"
+	@echo "make install     install the tools, man pages, completions (PREFIX, DESTDIR)"
+	@echo "make uninstall   remove what make install installed (same PREFIX, DESTDIR)"
 
 setup:
 	@scripts/setup.sh
@@ -55,6 +57,14 @@ userspace: | $(UAPI)
 
 userspace-san: | $(UAPI)
 	@$(MAKE) -s -C userspace O=$(B) UAPI=$(UAPI) SAN=1
+
+# PREFIX (/usr/local), DESTDIR, BINDIR, MANDIR, COMPLETIONDIR as usual; from
+# the kernel build, only building the tools needs its headers.
+install: userspace
+	@$(MAKE) --no-print-directory -C userspace O=$(B) UAPI=$(UAPI) install
+
+uninstall:
+	@$(MAKE) --no-print-directory -C userspace O=$(B) uninstall
 
 # The tests build against the patched tree's headers and harness.
 $(UAPI):

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+# bash completion for the JIFL tools: jifl-swtrace, flowjit, jifl-decode,
+# jiflctl. Installed once under each tool's name, where bash-completion's
+# loader looks for it. Needs bash-completion's helpers.
+
+# If, from word $1 on, the command line already has the COMMAND that the
+# tool runs ("--", or the first word that is no option and no argument of
+# an option matched by the pattern $2), or the word being completed is
+# that COMMAND, complete it and its arguments and succeed.
+_jifl_command()
+{
+	local i
+	for ((i = $1; i < cword; i++)); do
+		case ${words[i]} in
+		--) _command_offset $((i + 1)); return 0 ;;
+		-*=*) ;;
+		-*) [[ ${words[i]} == @($2) ]] && ((i++)) ;;
+		*) _command_offset $i; return 0 ;;
+		esac
+	done
+	[[ $cur == -* ]] && return 1
+	_command_offset $cword
+}
+
+_jifl_swtrace()
+{
+	local cur prev words cword split
+	_init_completion -s || return
+
+	case $prev in
+	-o | --output | -t | --truth) _filedir; return ;;
+	-p | --pid) _pids; return ;;
+	--psb-period | --tsc-every | --pmu-type) return ;;
+	esac
+	$split && return
+	_jifl_command 1 '-o|--output|-t|--truth|-p|--pid|--psb-period|--tsc-every|--pmu-type' &&
+		return
+	COMPREPLY=($(compgen -W '--output --truth --pid --psb-period --tsc-every
+		--pmu-type --ret-compression --no-pin --quiet --help --version' -- "$cur"))
+} && complete -F _jifl_swtrace jifl-swtrace
+
+_flowjit()
+{
+	local cur prev words cword split
+	_init_completion -s || return
+
+	if ((cword == 1)); then
+		COMPREPLY=($(compgen -W 'record report --help --version' -- "$cur"))
+		return
+	fi
+	case ${words[1]} in
+	record)
+		case $prev in
+		-o | --output) _filedir; return ;;
+		-p | --pid) _pids; return ;;
+		-b | --bufsize) return ;;
+		esac
+		$split && return
+		_jifl_command 2 '-o|--output|-p|--pid|-b|--bufsize' && return
+		COMPREPLY=($(compgen -W '--output --pid --all-exec --bufsize --quiet
+			--help' -- "$cur"))
+		;;
+	report)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--events --help' -- "$cur"))
+		else
+			_filedir
+		fi
+		;;
+	esac
+} && complete -F _flowjit flowjit
+
+_jifl_decode()
+{
+	local cur prev words cword split
+	_init_completion -s -n : || return
+
+	case $prev in
+	-i | --input | -f | --flowjit | --pt | --elf | --raw) _filedir; return ;;
+	--decoder) COMPREPLY=($(compgen -W 'insn block' -- "$cur")); return ;;
+	esac
+	$split && return
+	COMPREPLY=($(compgen -W '--input --flowjit --insn --branches --calls
+		--stats --pt --elf --raw --progress --no-progress --decoder --help
+		--version' -- "$cur"))
+} && complete -F _jifl_decode jifl-decode
+
+_jiflctl()
+{
+	local cur prev words cword split opts=
+	_init_completion -s || return
+
+	if ((cword == 1)); then
+		COMPREPLY=($(compgen -W 'status enable disable flush tool stats run
+			--help --version' -- "$cur"))
+		return
+	fi
+	case $prev in
+	-s | --syscalls) COMPREPLY=($(compgen -W 'all none' -- "$cur")); return ;;
+	-p | --pid) _pids; return ;;
+	esac
+	$split && return
+	case ${words[1]} in
+	enable) opts='--syscalls --pid' ;;
+	stats) opts='--json' ;;
+	run)
+		_jifl_command 2 '-s|--syscalls' && return
+		opts='--syscalls --quiet'
+		;;
+	tool)
+		# null is the one tool every JIFL kernel has.
+		((cword == 2)) && COMPREPLY=($(compgen -W 'null' -- "$cur"))
+		return
+		;;
+	esac
+	[[ $cur == -* ]] && COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+} && complete -F _jiflctl jiflctl
+
+# ex: filetype=sh
