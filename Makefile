@@ -22,7 +22,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san tests initramfs \
-	check check-debug demo bench guest-shell install uninstall clean distclean
+	check check-debug demo bench guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
 
@@ -39,6 +39,7 @@ help:
 	@echo "make guest-shell boot the test kernel with a shell on the console"
 	@echo "make install     install the tools, man pages, completions (PREFIX, DESTDIR)"
 	@echo "make uninstall   remove what make install installed (same PREFIX, DESTDIR)"
+	@echo "make deb         build/jifl-tools_VERSION_ARCH.deb, a Debian package of the tools"
 
 setup:
 	@scripts/setup.sh
@@ -65,6 +66,9 @@ install: userspace
 
 uninstall:
 	@$(MAKE) --no-print-directory -C userspace O=$(B) uninstall
+
+deb: userspace
+	@scripts/make-deb.sh $(B)
 
 # The tests build against the patched tree's headers and harness.
 $(UAPI):

@@ -17,6 +17,8 @@ PKGS=(
 	luajit stress-ng
 	# benchmarks
 	gnuplot-nox time
+	# make deb and its test
+	dpkg-dev lintian bash-completion
 )
 
 missing=()
