@@ -22,7 +22,7 @@
 # JIFL_TSC_KHZ (the guest's TSC frequency, passed as tsc_early_khz=;
 # default: the host's, measured by scripts/tsc-khz.c, which is the
 # guest's under TCG; 0: let the guest calibrate against the PIT, which
-# can stall under TCG).
+# can stall under TCG; nor is tsc=reliable passed then).
 #
 # Exit status 0 only if the guest reported, every test passed and the
 # log holds no oops, BUG, WARNING, KASAN, lockdep or hung-task report.
@@ -87,7 +87,10 @@ if [ -z "$tsc_khz" ]; then
 	fi
 	tsc_khz=$("$helper") || { echo "qemu-run: cannot measure the host TSC (JIFL_TSC_KHZ=...)" >&2; exit 2; }
 fi
-[ "$tsc_khz" != 0 ] && kargs="$kargs tsc_early_khz=$tsc_khz"
+# tsc=reliable: under TCG the guest's TSC is the host's invariant TSC; the
+# clocksource watchdog would judge it by jiffies, which lag when the host
+# is busy, and switch clocksources mid-run.
+[ "$tsc_khz" != 0 ] && kargs="$kargs tsc_early_khz=$tsc_khz tsc=reliable"
 [ -n "$append" ] && kargs="$kargs $append"
 
 qemu=(qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp 2 -m "$mem"
