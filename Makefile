@@ -117,7 +117,7 @@ guest-shell: kernel initramfs
 	scripts/qemu-run.sh --shell
 
 clean:
-	rm -rf $(B)/tests $(B)/bin $(INITRD) $(B)/*.log
+	rm -rf $(B)/tests $(B)/bin $(INITRD) $(B)/*.log $(B)/deb $(B)/jifl-tools_*.deb
 
 distclean:
 	rm -rf $(B)
