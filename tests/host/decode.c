@@ -745,6 +745,7 @@ static const struct window_case {
 	{ "after the next TSC", T1 + 10, JIT_ENTRY, 0 },
 };
 
+/* A version of @ip's page from @tsc on, which faulted at @ip: @code at its start. */
 static void add_exec(struct __test_metadata *_metadata, struct jifl_fjwriter *w,
 		     uint64_t tsc, uint64_t ip, const unsigned char *code, size_t len)
 {
@@ -757,8 +758,8 @@ static void add_exec(struct __test_metadata *_metadata, struct jifl_fjwriter *w,
 	r.ev.tsc = tsc;
 	r.ev.pid = r.ev.tid = 1;
 	r.ev.ip = ip;
-	r.ev.addr = JIT_ENTRY & ~0xfffull;
-	memcpy(r.page + (JIT_ENTRY & 0xfff), code, len);
+	r.ev.addr = ip & ~0xfffull;
+	memcpy(r.page, code, len);
 	ASSERT_EQ(0, jifl_fjwriter_add(w, &r.ev));
 }
 
@@ -809,21 +810,34 @@ static size_t window_trace(uint8_t *buf, size_t size)
 	return encode(pkts, sizeof(pkts) / sizeof(pkts[0]), buf, size, NULL);
 }
 
-TEST_F(decode, jit_version_within_tsc_interval)
+/* self->data: thread 1 of process 1 ran the synthetic @trace, from T0 - 100 to T1 + 100. */
+static void write_jit_run(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
+			  const uint8_t *trace, size_t size)
 {
-	/* v1: jmp +2; nop; nop; ret. v2: nop * 4; ret. Both: jmp rax at 0x10. */
-	static const unsigned char v1[] = { 0xeb, 0x02, 0x90, 0x90, 0xc3, [0x10] = 0xff, 0xe0 };
-	static const unsigned char v2[] = { 0x90, 0x90, 0x90, 0x90, 0xc3, [0x10] = 0xff, 0xe0 };
-	static const uint64_t ips_v1[] = { 0, 4, 0x10 }, ips_v2[] = { 0, 1, 2, 3, 4, 0x10 };
 	struct jifl_perf_writer_config cfg = {
 		.pt_pmu_type = 8,
 		.pt_config = JIFL_INTEL_PT_CFG_PT | JIFL_INTEL_PT_CFG_TSC |
 			     JIFL_INTEL_PT_CFG_BRANCH | JIFL_INTEL_PT_CFG_NORETCOMP,
 		.tc = { .time_shift = 0, .time_mult = 1 },
 	};
+	struct jifl_perf_writer *pw;
+
+	ASSERT_EQ(0, jifl_perf_writer_open(&pw, self->data, &cfg));
+	ASSERT_EQ(0, jifl_perf_writer_comm(pw, 1, 1, "jit", 1, T0 - 100));
+	ASSERT_EQ(0, jifl_perf_writer_itrace_start(pw, 1, 1, T0 - 100));
+	ASSERT_EQ(0, jifl_perf_writer_auxtrace(pw, 0, 1, trace, size));
+	ASSERT_EQ(0, jifl_perf_writer_exit(pw, 1, 0, 1, 0, T1 + 100));
+	ASSERT_EQ(0, jifl_perf_writer_close(pw));
+}
+
+TEST_F(decode, jit_version_within_tsc_interval)
+{
+	/* v1: jmp +2; nop; nop; ret. v2: nop * 4; ret. Both: jmp rax at 0x10. */
+	static const unsigned char v1[] = { 0xeb, 0x02, 0x90, 0x90, 0xc3, [0x10] = 0xff, 0xe0 };
+	static const unsigned char v2[] = { 0x90, 0x90, 0x90, 0x90, 0xc3, [0x10] = 0xff, 0xe0 };
+	static const uint64_t ips_v1[] = { 0, 4, 0x10 }, ips_v2[] = { 0, 1, 2, 3, 4, 0x10 };
 	struct jifl_fj_info info = { .pid = 1 };
 	char fj[160], opts[200], dopts[256], line[64];
-	struct jifl_perf_writer *pw;
 	struct jifl_fjwriter *w;
 	uint8_t trace[256];
 	size_t c, i, n, size, d;
@@ -831,12 +845,7 @@ TEST_F(decode, jit_version_within_tsc_interval)
 
 	size = window_trace(trace, sizeof(trace));
 	ASSERT_GT(size, 0);
-	ASSERT_EQ(0, jifl_perf_writer_open(&pw, self->data, &cfg));
-	ASSERT_EQ(0, jifl_perf_writer_comm(pw, 1, 1, "jit", 1, T0 - 100));
-	ASSERT_EQ(0, jifl_perf_writer_itrace_start(pw, 1, 1, T0 - 100));
-	ASSERT_EQ(0, jifl_perf_writer_auxtrace(pw, 0, 1, trace, size));
-	ASSERT_EQ(0, jifl_perf_writer_exit(pw, 1, 0, 1, 0, T1 + 100));
-	ASSERT_EQ(0, jifl_perf_writer_close(pw));
+	write_jit_run(_metadata, self, trace, size);
 	snprintf(fj, sizeof(fj), "%s/w.fj", self->dir);
 	snprintf(opts, sizeof(opts), "--flowjit %s", fj);
 	for (c = 0; c < sizeof(window_cases) / sizeof(window_cases[0]); c++) {
@@ -875,6 +884,107 @@ TEST_F(decode, jit_version_within_tsc_interval)
 	}
 }
 
+#define PKT_IP(t, a)	{ .type = (t), .payload.ip = { .ipc = pt_ipc_sext_48, .ip = (a) } }
+#define PKT_PGD		{ .type = ppt_tip_pgd, .payload.ip = { .ipc = pt_ipc_suppressed } }
+#define PKT_MODE_64	{ .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,	\
+							      .bits.exec = { .csl = 1 } } }
+
+/*
+ * A version chosen ahead of time stays chosen for its page, however many
+ * other pages get one (Documentation/decode.rst, "Which code version").
+ * NR_CHAIN JIT pages, all a multiple of 64 pages apart, each rewritten
+ * within one TSC interval (version 2, faulted at its start): the run
+ * enters each page at its start (jmp to the next page's start), then
+ * each page again at 0x20, where version 2 has a nop that version 1
+ * lacks (nop; jmp to the next page's 0x20; the last: nop; ret). The ret
+ * returns to JIT_ENTRY + 0x30: jmp rax out of the trace.
+ */
+#define NR_CHAIN	100
+#define CHAIN_PAGE(i)	(JIT_ENTRY + (uint64_t)(i) * 64 * 0x1000)
+
+/* jmp rel32 at @from to @to. */
+static void put_jmp(unsigned char *code, uint64_t from, uint64_t to)
+{
+	int32_t rel = (int32_t)(to - (from + 5));
+
+	code[0] = 0xe9;
+	memcpy(code + 1, &rel, sizeof(rel));
+}
+
+/* Page @i of the chain, version 2 (@v2) or 1. */
+static void chain_code(unsigned char *code, size_t i, int v2)
+{
+	uint64_t page = CHAIN_PAGE(i);
+	unsigned char *at = code + 0x20;
+
+	memset(code, 0xcc, 0x40);
+	put_jmp(code, page, i + 1 < NR_CHAIN ? CHAIN_PAGE(i + 1) : JIT_ENTRY + 0x20);
+	if (v2)
+		*at++ = 0x90;
+	if (i + 1 < NR_CHAIN)
+		put_jmp(at, page + (at - code), CHAIN_PAGE(i + 1) + 0x20);
+	else
+		*at = 0xc3;
+	code[0x30] = 0xff;	/* jmp rax */
+	code[0x31] = 0xe0;
+}
+
+TEST_F(decode, jit_versions_chosen_on_many_pages)
+{
+	static const struct pt_packet pkts[] = {
+		{ .type = ppt_psb },
+		{ .type = ppt_tsc, .payload.tsc.tsc = T0 },
+		PKT_MODE_64,
+		{ .type = ppt_psbend },
+		PKT_IP(ppt_tip_pge, JIT_ENTRY),
+		{ .type = ppt_tsc, .payload.tsc.tsc = T1 },
+		{ .type = ppt_tip, .payload.ip = { .ipc = pt_ipc_update_16,
+						   .ip = (JIT_ENTRY + 0x30) & 0xffff } },
+		PKT_PGD,
+	};
+	struct jifl_fj_info info = { .pid = 1 };
+	char fj[160], opts[200], dopts[256];
+	unsigned char code[0x40];
+	struct jifl_fjwriter *w;
+	uint8_t trace[256];
+	size_t size, i, d, n;
+	long errors;
+
+	size = encode(pkts, sizeof(pkts) / sizeof(pkts[0]), trace, sizeof(trace), NULL);
+	ASSERT_GT(size, 0);
+	write_jit_run(_metadata, self, trace, size);
+	snprintf(fj, sizeof(fj), "%s/chain.fj", self->dir);
+	snprintf(opts, sizeof(opts), "--flowjit %s", fj);
+	ASSERT_EQ(0, jifl_fjwriter_open(&w, fj, &info));
+	for (i = 0; i < NR_CHAIN; i++) {
+		chain_code(code, i, 0);
+		add_exec(_metadata, w, T0 - 100, CHAIN_PAGE(i), code, sizeof(code));
+	}
+	for (i = 0; i < NR_CHAIN; i++) {
+		chain_code(code, i, 1);
+		add_exec(_metadata, w, T0 + 1 + i, CHAIN_PAGE(i), code, sizeof(code));
+	}
+	ASSERT_EQ(0, jifl_fjwriter_close(w));
+
+	for (d = 0; d < NR_DECODERS; d++) {
+		snprintf(dopts, sizeof(dopts), "%s --decoder %s", opts, decoders[d]);
+		self->got.n = 0;
+		EXPECT_EQ(0, decode(self, dopts, &errors)) TH_LOG("%s", dopts);
+		EXPECT_EQ(0, errors);
+		ASSERT_EQ(3 * NR_CHAIN + 1, self->got.n) TH_LOG("%s", dopts);
+		for (i = 0, n = 0; i < NR_CHAIN; i++)
+			EXPECT_EQ(CHAIN_PAGE(i), self->got.v[n++].ip) TH_LOG("%s", dopts);
+		for (i = 0; i < NR_CHAIN; i++) {
+			ASSERT_EQ(CHAIN_PAGE(i) + 0x20, self->got.v[n++].ip)
+				TH_LOG("%s: page %zu forgot its version 2", dopts, i);
+			ASSERT_EQ(CHAIN_PAGE(i) + 0x21, self->got.v[n++].ip) TH_LOG("%s", dopts);
+		}
+		EXPECT_EQ(JIT_ENTRY + 0x30, self->got.v[n].ip) TH_LOG("%s", dopts);
+	}
+	snprintf(dopts, sizeof(dopts), "%s --insn", opts);
+	expect_same_output(_metadata, self, dopts);
+}
+
 /*
  * Every kind of gap in a synthetic raw trace through two blocks of code,
  * A (nop; nop; jmp rax) and B (nop; nop; syscall; jmp rax): where the
@@ -884,10 +994,6 @@ TEST_F(decode, jit_version_within_tsc_interval)
 #define CODE_A		0x10000ull
 #define CODE_B		0x10010ull
 #define NO_CODE		0x20000ull
-#define PKT_IP(t, a)	{ .type = (t), .payload.ip = { .ipc = pt_ipc_sext_48, .ip = (a) } }
-#define PKT_PGD		{ .type = ppt_tip_pgd, .payload.ip = { .ipc = pt_ipc_suppressed } }
-#define PKT_MODE_64	{ .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,	\
-							      .bits.exec = { .csl = 1 } } }
 
 TEST_F(decode, gaps_of_every_kind)
 {

@@ -13,32 +13,35 @@
 #define PAGE_MASK	(~(uint64_t)(FLOWJIT_PAGE_SIZE - 1))
 
 /*
- * The version of @ip's page that ran @ip at decoder time @tsc. The last
- * version started at or before @tsc is live for sure; one that started
- * later, but before the next TSC packet of the trace, is live from the
- * fetch its EXEC record names on: FlowJIT logs the fetch that faulted,
- * so reaching that IP is reaching the start of the version, whatever
- * the time resolution (Documentation/decode.rst, "Which code version").
- * One version is adopted per fetch: each fetch faulted at most once.
+ * The version of @ip's page that ran @ip at decoder time @tsc, in *@vp
+ * (NULL: none). The last version started at or before @tsc is live for
+ * sure; one that started later, but before the next TSC packet of the
+ * trace, is live from the fetch its EXEC record names on: FlowJIT logs
+ * the fetch that faulted, so reaching that IP is reaching the start of
+ * the version, whatever the time resolution (Documentation/decode.rst,
+ * "Which code version"). One version is adopted per fetch: each fetch
+ * faulted at most once. Returns 0 or -pte_nomem.
  */
-static const struct jifl_jit_version *choose(struct jifl_process *p, uint64_t ip,
-					     uint64_t tsc)
+static int choose(struct jifl_process *p, uint64_t ip, uint64_t tsc,
+		  const struct jifl_jit_version **vp)
 {
 	uint64_t page = ip & PAGE_MASK;
-	struct jifl_adopted *a = &p->adopted[(page >> 12) % JIFL_ADOPTED];
-	const struct jifl_jit_version *v, *next;
+	const struct jifl_jit_version *v, *a, *next;
 
 	v = jifl_jit_image_find(p->jit, p->pid, ip, tsc);
-	if (a->page == page && a->v && (!v || a->v->number > v->number))
-		v = a->v;
+	a = jifl_adopted_get(&p->adopted, page);
+	if (a && (!v || a->number > v->number))
+		v = a;
 	next = jifl_jit_image_next(p->jit, p->pid, ip, v);
 	if (next && next->exec_ip == ip && p->tscs &&
 	    next->start <= jifl_tsc_index_next(p->tscs, tsc)) {
-		v = next;
-		a->page = page;
-		a->v = v;
+		if (jifl_adopted_put(&p->adopted, page, next))
+			return -pte_nomem;
+		*vp = next;
+		return 0;
 	}
-	return v;
+	*vp = v;
+	return 0;
 }
 
 /* Keep a read for the block decoder; a failure only loses its version. */
@@ -71,14 +74,16 @@ static int read_jit(uint8_t *buf, size_t size, const struct pt_asid *asid,
 	const struct jifl_jit_version *v, *rest;
 	uint64_t tsc, off = ip & ~PAGE_MASK;
 	size_t n;
-	int more;
+	int more, err;
 
 	(void)asid;
 	if (!p->jit || !p->dec)
 		return -pte_nomap;
 	/* No TSC seen yet leaves @tsc zero: only a version from time 0 fits. */
 	tsc = p->time(p->dec);
-	v = choose(p, ip, tsc);
+	err = choose(p, ip, tsc, &v);
+	if (err)
+		return err;
 	if (!v)
 		return -pte_nomap;
 	n = FLOWJIT_PAGE_SIZE - off < size ? FLOWJIT_PAGE_SIZE - off : size;
@@ -124,6 +129,7 @@ void jifl_process_free(struct jifl_process *p)
 	pt_image_free(p->image);
 	jifl_symtab_free(p->syms);
 	free(p->reads);
+	jifl_adopted_fini(&p->adopted);
 	jifl_walk_cache_free(p->walks);
 	free(p);
 }
@@ -166,7 +172,7 @@ void jifl_process_attach(struct jifl_process *p, void *dec, jifl_decoder_time_fn
 	p->tscs = tscs;
 	p->log_reads = log_reads;
 	jifl_process_reads_reset(p);
-	memset(p->adopted, 0, sizeof(p->adopted));
+	jifl_adopted_clear(&p->adopted);
 }
 
 const struct jifl_jit_version *jifl_process_jit_version(const struct jifl_process *p,

@@ -12,18 +12,11 @@
 #include <stdint.h>
 #include <intel-pt.h>
 
+#include "adopted.h"
 #include "jit_image.h"
 #include "perf_data.h"
 #include "symtab.h"
 #include "tsc_index.h"
-
-#define JIFL_ADOPTED	64	/* pages with a version chosen ahead of time */
-
-/* A JIT page version that its EXEC record's IP placed ahead of the TSC. */
-struct jifl_adopted {
-	uint64_t page;
-	const struct jifl_jit_version *v;
-};
 
 /* One read of JIT memory by the decoder: an instruction's bytes. */
 struct jifl_jit_read {
@@ -48,7 +41,8 @@ struct jifl_process {
 	void *dec;				/* the decoder using the image now */
 	jifl_decoder_time_fn time;		/* its time */
 	const struct jifl_tsc_index *tscs;	/* the TSC packets of its trace */
-	struct jifl_adopted adopted[JIFL_ADOPTED];	/* by page hash; per thread */
+	/* Versions their EXEC record's IP placed ahead of the TSC; per thread. */
+	struct jifl_adopted_table adopted;
 	/* What the read callback returned last. */
 	uint64_t last_ip;
 	const struct jifl_jit_version *last_ver;
