@@ -986,6 +986,109 @@ TEST_F(decode, jit_versions_chosen_on_many_pages)
 }
 
 /*
+ * A version that ended (WRITE, MUNMAP, ...) before the decoder's time is
+ * not read. The run: JIT_ENTRY at T0 (version 1: jmp rax) jumps to
+ * JIT_OTHER (always there: jmp rax), which jumps back at T1. Version 1
+ * ends at T0 + 10. Version 2 (nop; jmp rax, out of the trace), where
+ * there is one, is right when it started before the TSC after T1 (T2)
+ * and faulted at JIT_ENTRY; without it no code is there at T1. (One that
+ * started before T1 would be taken at T0 already: rule 2 of "Which code
+ * version".)
+ */
+#define T2		(T1 + 1000)
+#define JIT_OTHER	(JIT_ENTRY + 0x10000)
+
+static const struct end_case {
+	const char *name;
+	uint16_t end_type;
+	uint64_t v2_start, v2_ip;	/* v2_start 0: no version 2 */
+	int want_v2;			/* else missing code at T1 */
+} end_cases[] = {
+	{ "unmapped", FLOWJIT_EV_MUNMAP, 0, 0, 0 },
+	{ "written, not executed again", FLOWJIT_EV_WRITE, 0, 0, 0 },
+	{ "written, rewritten after T1", FLOWJIT_EV_WRITE, T1 + 10, JIT_ENTRY, 1 },
+	{ "written, rewritten after T1, faulted elsewhere", FLOWJIT_EV_WRITE, T1 + 10,
+	  JIT_ENTRY + 1, 0 },
+	{ "written, rewritten after T2", FLOWJIT_EV_WRITE, T2 + 10, JIT_ENTRY, 0 },
+};
+
+/* A record without payload: @type at @tsc for JIT_ENTRY's page. */
+static void add_end(struct __test_metadata *_metadata, struct jifl_fjwriter *w,
+		    uint16_t type, uint64_t tsc)
+{
+	struct flowjit_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.size = sizeof(ev);
+	ev.tsc = tsc;
+	ev.pid = ev.tid = 1;
+	ev.addr = JIT_ENTRY;
+	ev.len = 0x1000;
+	ASSERT_EQ(0, jifl_fjwriter_add(w, &ev));
+}
+
+TEST_F(decode, jit_version_ended)
+{
+	static const struct pt_packet pkts[] = {
+		{ .type = ppt_psb },
+		{ .type = ppt_tsc, .payload.tsc.tsc = T0 },
+		PKT_MODE_64,
+		{ .type = ppt_psbend },
+		PKT_IP(ppt_tip_pge, JIT_ENTRY),
+		PKT_IP(ppt_tip, JIT_OTHER),
+		{ .type = ppt_tsc, .payload.tsc.tsc = T1 },
+		PKT_IP(ppt_tip, JIT_ENTRY),
+		PKT_PGD,
+		{ .type = ppt_tsc, .payload.tsc.tsc = T2 },
+	};
+	static const unsigned char v1[] = { 0xff, 0xe0 }, v2[] = { 0x90, 0xff, 0xe0 };
+	struct jifl_fj_info info = { .pid = 1 };
+	char fj[160], opts[200], dopts[256], want[128];
+	struct jifl_fjwriter *w;
+	uint8_t trace[256];
+	size_t c, size, d;
+	long errors;
+
+	size = encode(pkts, sizeof(pkts) / sizeof(pkts[0]), trace, sizeof(trace), NULL);
+	ASSERT_GT(size, 0);
+	write_jit_run(_metadata, self, trace, size);
+	snprintf(fj, sizeof(fj), "%s/ended.fj", self->dir);
+	snprintf(opts, sizeof(opts), "--flowjit %s", fj);
+	snprintf(want, sizeof(want), " error: no memory mapped at this address at ip 0x%llx,",
+		 JIT_ENTRY);
+	for (c = 0; c < sizeof(end_cases) / sizeof(end_cases[0]); c++) {
+		const struct end_case *ec = &end_cases[c];
+
+		ASSERT_EQ(0, jifl_fjwriter_open(&w, fj, &info));
+		add_exec(_metadata, w, T0 - 100, JIT_ENTRY, v1, sizeof(v1));
+		add_exec(_metadata, w, T0 - 100, JIT_OTHER, v1, sizeof(v1));
+		add_end(_metadata, w, ec->end_type, T0 + 10);
+		if (ec->v2_start)
+			add_exec(_metadata, w, ec->v2_start, ec->v2_ip, v2, sizeof(v2));
+		ASSERT_EQ(0, jifl_fjwriter_close(w));
+		for (d = 0; d < NR_DECODERS; d++) {
+			snprintf(dopts, sizeof(dopts), "%s --decoder %s", opts, decoders[d]);
+			self->got.n = 0;
+			EXPECT_EQ(!ec->want_v2, decode(self, dopts, &errors))
+				TH_LOG("%s: %s", ec->name, dopts);
+			EXPECT_EQ(!ec->want_v2, errors) TH_LOG("%s: %s", ec->name, dopts);
+			ASSERT_EQ(ec->want_v2 ? 4 : 2, self->got.n) TH_LOG("%s: %s", ec->name, dopts);
+			EXPECT_EQ(JIT_ENTRY, self->got.v[0].ip);
+			EXPECT_EQ(JIT_OTHER, self->got.v[1].ip);
+			if (ec->want_v2) {
+				EXPECT_EQ(JIT_ENTRY, self->got.v[2].ip);
+				EXPECT_EQ(JIT_ENTRY + 1, self->got.v[3].ip);
+			}
+			cmd_run(self->out, sizeof(self->out), "%s -i %s --insn %s", decoder(),
+				self->data, dopts);
+			EXPECT_EQ(!ec->want_v2, !!strstr(self->out, want))
+				TH_LOG("%s: %s:\n%s", ec->name, dopts, self->out);
+		}
+	}
+}
+
+/*
  * Every kind of gap in a synthetic raw trace through two blocks of code,
  * A (nop; nop; jmp rax) and B (nop; nop; syscall; jmp rax): where the
  * flow was lost, after how many instructions, where it resumed; listed
@@ -1204,7 +1307,8 @@ TEST(jit_image_versions)
 		{ 0x10010, 100, 1, 0x11 },
 		{ 0x10fff, 200, 1, 0x11 },
 		{ 0x10000, 201, 2, 0x22 },
-		{ 0x11000, 399, 1, 0x33 },
+		{ 0x11000, 300, 1, 0x33 },
+		{ 0x11000, 399, 0, 0 },		/* mprotect without exec */
 		{ 0x11000, 400, 2, 0x44 },
 		{ 0x20000, 499, 0, 0 },
 		{ 0x20abc, 500, 1, 0x44 },
@@ -1250,12 +1354,91 @@ TEST(jit_image_versions)
 	EXPECT_EQ(0x22, buf[7]);
 	EXPECT_EQ(0x33, buf[8]);
 	/* The mprotect without exec ended the version of 0x10000 at 300. */
-	v = jifl_jit_image_find(img, 7, 0x10000, 1000);
+	v = jifl_jit_image_find(img, 7, 0x10000, 300);
 	ASSERT_NE(NULL, v);
 	EXPECT_EQ(300, v->end);
 	jifl_jit_image_stats(img, &st);
 	EXPECT_EQ(3, st.pages);
 	EXPECT_EQ(5, st.versions);
+	jifl_jit_image_free(img);
+}
+
+/*
+ * A version is live from its EXEC record to the record that ended it
+ * (WRITE, MUNMAP, EXECVE, ...), both included; after that, no code is
+ * there until the page's next version starts.
+ */
+TEST(jit_image_ended_versions)
+{
+	static const struct {
+		uint16_t type;
+		uint64_t tsc, addr, len;
+		uint8_t fill;
+	} events[] = {
+		{ FLOWJIT_EV_EXEC, 100, 0xf000, 0, 0x55 },
+		{ FLOWJIT_EV_EXEC, 100, 0x10000, 0, 0x11 },
+		{ FLOWJIT_EV_WRITE, 200, 0x10010, 0, 0 },
+		{ FLOWJIT_EV_EXEC, 150, 0x11000, 0, 0x22 },
+		{ FLOWJIT_EV_EXEC, 120, 0x12000, 0, 0x33 },
+		{ FLOWJIT_EV_MUNMAP, 300, 0x11000, 0x1000, 0 },
+		{ FLOWJIT_EV_EXECVE, 400, 0, 0, 0 },
+		{ FLOWJIT_EV_EXEC, 500, 0x12000, 0, 0x44 },
+	};
+	static const struct {
+		uint64_t addr, tsc;
+		int number;		/* 0: nothing live */
+		uint8_t byte;
+	} lookups[] = {
+		{ 0x10000, 200, 1, 0x11 },
+		{ 0x10000, 201, 0, 0 },		/* written */
+		{ 0x11abc, 300, 1, 0x22 },
+		{ 0x11abc, 301, 0, 0 },		/* unmapped */
+		{ 0x12000, 400, 1, 0x33 },
+		{ 0x12000, 401, 0, 0 },		/* another program */
+		{ 0x12000, 499, 0, 0 },
+		{ 0x12000, 500, 2, 0x44 },
+	};
+	static unsigned char page[FLOWJIT_PAGE_SIZE];
+	const struct jifl_jit_version *v, *read_v;
+	struct flowjit_event ev;
+	struct jifl_jit_image *img;
+	uint8_t buf[16];
+	size_t i;
+	int n;
+
+	ASSERT_EQ(0, jifl_jit_image_new(&img));
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.type = events[i].type;
+		ev.pid = 7;
+		ev.tsc = events[i].tsc;
+		ev.addr = events[i].addr;
+		ev.len = events[i].len;
+		memset(page, events[i].fill, sizeof(page));
+		ASSERT_EQ(0, jifl_jit_image_add_event(img, &ev,
+						      ev.type == FLOWJIT_EV_EXEC ? page : NULL));
+	}
+	for (i = 0; i < sizeof(lookups) / sizeof(lookups[0]); i++) {
+		v = jifl_jit_image_find(img, 7, lookups[i].addr, lookups[i].tsc);
+		n = jifl_jit_image_read(img, 7, lookups[i].addr, lookups[i].tsc, buf,
+					sizeof(buf), &read_v);
+		if (!lookups[i].number) {
+			EXPECT_EQ(NULL, v) TH_LOG("lookup %zu: version %u, ended at %" PRIu64,
+						  i, v->number, v->end);
+			EXPECT_EQ(-jifl_err_nomap, n) TH_LOG("lookup %zu", i);
+			continue;
+		}
+		ASSERT_NE(NULL, v) TH_LOG("lookup %zu", i);
+		EXPECT_EQ(lookups[i].number, v->number) TH_LOG("lookup %zu", i);
+		ASSERT_EQ(16, n) TH_LOG("lookup %zu", i);
+		EXPECT_EQ(v, read_v) TH_LOG("lookup %zu", i);
+		EXPECT_EQ(lookups[i].byte, buf[0]) TH_LOG("lookup %zu", i);
+	}
+	/* A read across a page end stops where the next page's version ended. */
+	ASSERT_EQ(16, jifl_jit_image_read(img, 7, 0xfff8, 200, buf, 16, &read_v));
+	EXPECT_EQ(0x55, buf[7]);
+	EXPECT_EQ(0x11, buf[8]);
+	EXPECT_EQ(8, jifl_jit_image_read(img, 7, 0xfff8, 201, buf, 16, &read_v));
 	jifl_jit_image_free(img);
 }
 

@@ -15,12 +15,13 @@
 /*
  * The version of @ip's page that ran @ip at decoder time @tsc, in *@vp
  * (NULL: none). The last version started at or before @tsc is live for
- * sure; one that started later, but before the next TSC packet of the
- * trace, is live from the fetch its EXEC record names on: FlowJIT logs
- * the fetch that faulted, so reaching that IP is reaching the start of
- * the version, whatever the time resolution (Documentation/decode.rst,
- * "Which code version"). One version is adopted per fetch: each fetch
- * faulted at most once. Returns 0 or -pte_nomem.
+ * sure, unless it had ended; one that started later, but before the
+ * next TSC packet of the trace, is live from the fetch its EXEC record
+ * names on: FlowJIT logs the fetch that faulted, so reaching that IP is
+ * reaching the start of the version, whatever the time resolution
+ * (Documentation/decode.rst, "Which code version"). One version is
+ * adopted per fetch: each fetch faulted at most once. Returns 0 or
+ * -pte_nomem.
  */
 static int choose(struct jifl_process *p, uint64_t ip, uint64_t tsc,
 		  const struct jifl_jit_version **vp)
@@ -28,7 +29,7 @@ static int choose(struct jifl_process *p, uint64_t ip, uint64_t tsc,
 	uint64_t page = ip & PAGE_MASK;
 	const struct jifl_jit_version *v, *a, *next;
 
-	v = jifl_jit_image_find(p->jit, p->pid, ip, tsc);
+	v = jifl_jit_image_last(p->jit, p->pid, ip, tsc);
 	a = jifl_adopted_get(&p->adopted, page);
 	if (a && (!v || a->number > v->number))
 		v = a;
@@ -40,7 +41,8 @@ static int choose(struct jifl_process *p, uint64_t ip, uint64_t tsc,
 		*vp = next;
 		return 0;
 	}
-	*vp = v;
+	/* Not one that ended before @tsc (an adopted one starts after it). */
+	*vp = v && v->end >= tsc ? v : NULL;
 	return 0;
 }
 

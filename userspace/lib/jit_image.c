@@ -239,7 +239,7 @@ int jifl_jit_image_add_event(struct jifl_jit_image *img,
 	return 0;
 }
 
-const struct jifl_jit_version *jifl_jit_image_find(const struct jifl_jit_image *img,
+const struct jifl_jit_version *jifl_jit_image_last(const struct jifl_jit_image *img,
 						   uint32_t pid, uint64_t addr,
 						   uint64_t tsc)
 {
@@ -258,6 +258,15 @@ const struct jifl_jit_version *jifl_jit_image_find(const struct jifl_jit_image *
 			hi = mid;
 	}
 	return lo ? &e->v[lo - 1] : NULL;
+}
+
+const struct jifl_jit_version *jifl_jit_image_find(const struct jifl_jit_image *img,
+						   uint32_t pid, uint64_t addr,
+						   uint64_t tsc)
+{
+	const struct jifl_jit_version *v = jifl_jit_image_last(img, pid, addr, tsc);
+
+	return v && jifl_jit_version_live(v, tsc) ? v : NULL;
 }
 
 const struct jifl_jit_version *jifl_jit_image_next(const struct jifl_jit_image *img,

@@ -48,8 +48,25 @@ void jifl_jit_image_free(struct jifl_jit_image *img);
 int jifl_jit_image_add_event(struct jifl_jit_image *img,
 			     const struct flowjit_event *ev, const void *page);
 
-/* The version of the page of @addr in process @pid live at @tsc, or NULL. */
+/* Had @v started at @tsc, and not yet ended? */
+static inline int jifl_jit_version_live(const struct jifl_jit_version *v, uint64_t tsc)
+{
+	return v->start <= tsc && tsc <= v->end;
+}
+
+/*
+ * The version of the page of @addr in process @pid live at @tsc, or NULL:
+ * none had started, or the last one that had ended (WRITE, MUNMAP, ...).
+ */
 const struct jifl_jit_version *jifl_jit_image_find(const struct jifl_jit_image *img,
+						   uint32_t pid, uint64_t addr,
+						   uint64_t tsc);
+
+/*
+ * The version of the page of @addr in process @pid that started last at
+ * or before @tsc, live or ended; NULL when none had started.
+ */
+const struct jifl_jit_version *jifl_jit_image_last(const struct jifl_jit_image *img,
 						   uint32_t pid, uint64_t addr,
 						   uint64_t tsc);
 
