@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <intel-pt.h>
 
@@ -662,6 +665,130 @@ TEST_F(decode, trace_data_lost)
 				TH_LOG("instruction %zu from the end", j);
 		EXPECT_LT(total, self->want.n);
 	}
+}
+
+/*
+ * self->data as a recorder killed before it finished the file leaves it:
+ * the header it wrote first (data size 0, no features), then the records
+ * up to @cut bytes before the end of the data section.
+ */
+static void unfinish(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
+		     uint64_t cut)
+{
+	struct jifl_perf_file_header h;
+	int fd = open(self->data, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(sizeof(h), pread(fd, &h, sizeof(h), 0));
+	ASSERT_LT(cut, h.data.size);
+	ASSERT_EQ(0, ftruncate(fd, h.data.offset + h.data.size - cut));
+	h.data.size = 0;
+	memset(h.features, 0, sizeof(h.features));
+	ASSERT_EQ(sizeof(h), pwrite(fd, &h, sizeof(h), 0));
+	close(fd);
+}
+
+/* The IPs decoded (self->got) are the first ones of the truth (self->want). */
+static void expect_truth_prefix(struct __test_metadata *_metadata,
+				FIXTURE_DATA(decode) *self, const char *what)
+{
+	size_t i;
+
+	ASSERT_LT(0, self->got.n) TH_LOG("%s", what);
+	ASSERT_LE(self->got.n, self->want.n) TH_LOG("%s", what);
+	for (i = 0; i < self->got.n; i++)
+		ASSERT_EQ(self->want.v[i].ip, self->got.v[i].ip)
+			TH_LOG("%s: instruction %zu of %zu", what, i, self->got.n);
+}
+
+/*
+ * A perf.data whose header still says data size 0 (the recorder did not
+ * finish it) holds its records up to the end of the file: all of them
+ * decode, with a warning; a last record the end of the file cuts off
+ * decodes as far as it goes.
+ */
+TEST_F(decode, unfinished_perf_data)
+{
+	static const struct {
+		uint64_t cut;		/* bytes of the data section lost at its end */
+		int all;		/* every instruction of the truth decodes */
+		const char *warning;
+	} cases[] = {
+		{ 0, 1, "(data size 0 in its header: was the recorder killed?); "
+			"read to the end of the file\n" },
+		{ 5000, 0, "; read to the end of the file, whose last record is cut off at "
+			   "offset " },
+	};
+	char orig[160], opts[64];
+	size_t c, d;
+	long errors;
+
+	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 10")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	snprintf(orig, sizeof(orig), "%s.orig", self->data);
+	ASSERT_EQ(0, rename(self->data, orig));
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cp %s %s", orig, self->data));
+		unfinish(_metadata, self, cases[c].cut);
+		EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats", decoder(),
+				     self->data));
+		EXPECT_NE(NULL, strstr(self->out, "jifl-decode: warning: '")) TH_LOG("%s", self->out);
+		EXPECT_NE(NULL, strstr(self->out, cases[c].warning)) TH_LOG("%s", self->out);
+		for (d = 0; d < NR_DECODERS; d++) {
+			snprintf(opts, sizeof(opts), "--decoder %s", decoders[d]);
+			self->got.n = 0;
+			EXPECT_EQ(1, decode(self, opts, &errors)) TH_LOG("%s", opts);
+			expect_truth_prefix(_metadata, self, opts);
+			if (cases[c].all) {
+				EXPECT_EQ(0, errors);
+				EXPECT_EQ(self->want.n, self->got.n);
+			}
+		}
+	}
+}
+
+/*
+ * jifl-swtrace killed (SIGKILL) while it records: what it had written
+ * decodes, and is what ran.
+ */
+TEST_F(decode, killed_recorder)
+{
+	char opts[64];
+	struct stat st;
+	pid_t pid;
+	size_t d;
+	long errors;
+	int i, status;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		execl(SWTRACE, SWTRACE, "-q", "-o", self->data, "--truth", self->truth, "--",
+		      PROGS "swt_flow-static", "40", NULL);
+		_exit(127);
+	}
+	/* Until its first MiB of records is in the file (its buffer's size). */
+	for (i = 0; i < 1200; i++) {
+		if (!stat(self->data, &st) && st.st_size > 4096)
+			break;
+		usleep(100 * 1000);
+	}
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status)) TH_LOG("jifl-swtrace ended before it was killed");
+	ASSERT_LT(4096, st.st_size) TH_LOG("no records written in 2 minutes");
+	truth_read(self->truth, &self->want);	/* its last group may be cut off */
+	for (d = 0; d < NR_DECODERS; d++) {
+		snprintf(opts, sizeof(opts), "--decoder %s", decoders[d]);
+		self->got.n = 0;
+		EXPECT_EQ(1, decode(self, opts, &errors)) TH_LOG("%s", opts);
+		expect_truth_prefix(_metadata, self, opts);
+		EXPECT_LT(1000, self->got.n) TH_LOG("%s", opts);
+	}
+	EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out), "%s -i %s --stats", decoder(),
+			     self->data));
+	EXPECT_NE(NULL, strstr(self->out, "(data size 0 in its header: was the recorder "
+			       "killed?)")) TH_LOG("%s", self->out);
 }
 
 /* A perf.data with the Intel PT event but no trace data. */

@@ -202,6 +202,20 @@ static int session_new(struct jifl_session **sp)
 	return 0;
 }
 
+/* A recorder that did not finish the file: its data read up to the end of it. */
+static void warn_unfinished(struct jifl_session *s, const char *path)
+{
+	const struct jifl_perf_info *info = jifl_perf_reader_info(s->perf);
+
+	if (info->cut_at)
+		warn(s, "'%s': unfinished (data size 0 in its header: was the recorder killed?); "
+		     "read to the end of the file, whose last record is cut off at offset %"
+		     PRIu64, path, info->cut_at);
+	else if (info->unfinished)
+		warn(s, "'%s': unfinished (data size 0 in its header: was the recorder killed?); "
+		     "read to the end of the file", path);
+}
+
 int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 		      const char *fj_path, char *msg, size_t len)
 {
@@ -224,8 +238,12 @@ int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 		say(msg, len, "cannot read '%s': %s", perf_path, reason(err));
 	if (!err && !jifl_perf_reader_nr_queues(s->perf)) {
 		err = -jifl_err_format;
-		say(msg, len, "'%s': the trace is empty (no AUXTRACE data)", perf_path);
+		say(msg, len, "'%s': the trace is empty (no AUXTRACE data%s)", perf_path,
+		    jifl_perf_reader_info(s->perf)->unfinished ?
+		    " in an unfinished file: data size 0 in its header" : "");
 	}
+	if (!err)
+		warn_unfinished(s, perf_path);
 	/* Processes read the JIT image the FlowJIT file fills in later. */
 	if (!err && fj_path) {
 		err = jifl_jit_image_new(&s->jit);

@@ -244,10 +244,19 @@ static int64_t read_auxtrace(struct jifl_perf_reader *r,
 	const struct jifl_perf_auxtrace *e = (const void *)h;
 	struct aux_buffer *b;
 
+	uint64_t size = e->size;
+
 	if (h->size < sizeof(*e))
 		return bad(r, off, -jifl_err_format);
-	if (e->size > end - off - h->size)
-		return bad(r, off, end < r->map_size ? -jifl_err_format : -jifl_err_truncated);
+	if (size > end - off - h->size) {
+		if (!r->info.unfinished)
+			return bad(r, off, end < r->map_size ? -jifl_err_format :
+				   -jifl_err_truncated);
+		r->info.cut_at = off;
+		size = end - off - h->size;
+		if (!size)
+			return 0;
+	}
 	b = array_push(&r->bufs, &r->nr_bufs, sizeof(*b));
 	if (!b)
 		return -jifl_err_nomem;
@@ -256,8 +265,8 @@ static int64_t read_auxtrace(struct jifl_perf_reader *r,
 	b->cpu = e->cpu;
 	b->offset = e->offset;
 	b->data = (const uint8_t *)h + h->size;
-	b->size = e->size;
-	return e->size;
+	b->size = size;
+	return size;
 }
 
 static int read_record(struct jifl_perf_reader *r, const struct perf_event_header *h,
@@ -289,14 +298,26 @@ static int read_data(struct jifl_perf_reader *r, const struct jifl_perf_file_hea
 
 	if (off > r->map_size)
 		return bad(r, off, -jifl_err_truncated);
-	/* perf leaves data.size zero when it did not finish the file. */
 	if (fh->data.size > r->map_size - off)
 		return bad(r, r->map_size, -jifl_err_truncated);
 	end = off + fh->data.size;
+	/*
+	 * perf writes the data size when it finishes the file: a recorder
+	 * that was killed leaves 0. Its records run to the end of the
+	 * file, where the last one may be cut off.
+	 */
+	if (!fh->data.size) {
+		r->info.unfinished = 1;
+		end = r->map_size;
+	}
 	while (off < end) {
+		h = (const void *)(r->map + off);
+		if (r->info.unfinished && (end - off < sizeof(*h) || h->size > end - off)) {
+			r->info.cut_at = off;
+			break;
+		}
 		if (end - off < sizeof(*h))
 			return bad(r, off, -jifl_err_format);
-		h = (const void *)(r->map + off);
 		if (h->size < sizeof(*h) || h->size % 8 || h->size > end - off)
 			return bad(r, off, -jifl_err_format);
 		if (h->type == JIFL_PERF_RECORD_AUXTRACE) {

@@ -7,7 +7,9 @@
  * buffer per AUXTRACE queue (per thread in per-thread mode).
  *
  * Every size and offset is checked against the file: a truncated or
- * corrupted file gives an error and a byte offset, never a bad read.
+ * corrupted file gives an error and a byte offset, never a bad read. A
+ * file the recorder did not finish (data size 0 in the header) is read
+ * up to its end (struct jifl_perf_info, @unfinished).
  */
 #ifndef JIFL_PERF_READER_H
 #define JIFL_PERF_READER_H
@@ -26,6 +28,15 @@ struct jifl_perf_info {
 	uint32_t pt_pmu_type;
 	struct jifl_tsc_conv tc;	/* TSC -> perf time */
 	int have_time_conv;
+	/*
+	 * The header's data size was 0: the recorder did not finish the
+	 * file (perf writes the size last), so the data was read up to the
+	 * end of the file; @cut_at: the file offset of a last record that
+	 * the end of the file cut off (its trace data kept as far as it
+	 * goes), else 0.
+	 */
+	int unfinished;
+	uint64_t cut_at;
 };
 
 /* A side-band record, with its time (perf time, ns; 0 if none). */
