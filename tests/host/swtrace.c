@@ -6,14 +6,21 @@
  * with no decoder error. The ground truth is read here with an
  * independent reader of its documented format.
  */
+#include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <intel-pt.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "kselftest_harness.h"
 #include "cmd.h"
@@ -338,6 +345,133 @@ TEST_F(swtrace, unwritable_output)
 			     SWTRACE, marker));
 	ASSERT_NE(NULL, strstr(self->out, "cannot create '/nonexistent/dir/perf.data'"));
 	ASSERT_NE(0, access(marker, F_OK)) TH_LOG("the program ran anyway");
+}
+
+/* @path holds exactly @text. */
+static void expect_content(struct __test_metadata *_metadata, const char *path,
+			   const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	ASSERT_NE(NULL, f) TH_LOG("'%s' is gone", path);
+	fgets(buf, sizeof(buf), f);
+	fclose(f);
+	EXPECT_STREQ(text, buf) TH_LOG("'%s' was changed", path);
+}
+
+static void write_text(struct __test_metadata *_metadata, const char *path,
+		       const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ASSERT_NE(NULL, f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A program that cannot run leaves the files that were there as they were. */
+TEST_F(swtrace, missing_program_keeps_files)
+{
+	write_text(_metadata, self->data, "an earlier perf.data\n");
+	write_text(_metadata, self->truth, "an earlier truth\n");
+	ASSERT_EQ(127, record(self, "/nonexistent/program"));
+	ASSERT_NE(NULL, strstr(self->out, "cannot run '/nonexistent/program': No such file"));
+	expect_content(_metadata, self->data, "an earlier perf.data\n");
+	expect_content(_metadata, self->truth, "an earlier truth\n");
+}
+
+/*
+ * One output file that cannot be created: nothing runs, the other file
+ * is left as it was, or not made at all.
+ */
+TEST_F(swtrace, unwritable_truth_keeps_output)
+{
+	ASSERT_EQ(1, cmd_run(self->out, sizeof(self->out),
+			     "%s -o %s --truth /nonexistent/dir/truth -- true", SWTRACE,
+			     self->data));
+	ASSERT_NE(NULL, strstr(self->out, "cannot create '/nonexistent/dir/truth': No such file"))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(0, access(self->data, F_OK)) TH_LOG("a perf.data of nothing was left");
+
+	write_text(_metadata, self->data, "an earlier perf.data\n");
+	ASSERT_EQ(1, cmd_run(self->out, sizeof(self->out),
+			     "%s -o %s --truth /nonexistent/dir/truth -- true", SWTRACE,
+			     self->data));
+	expect_content(_metadata, self->data, "an earlier perf.data\n");
+}
+
+/*
+ * An error writing the trace (here: the file size limit, SIGXFSZ
+ * ignored) is reported as such, with its own errno; the program is
+ * killed. It produces more than the recorder buffers (1 MiB).
+ */
+TEST_F(swtrace, write_error_named)
+{
+	int st = cmd_run(self->out, sizeof(self->out),
+			 "trap '' XFSZ; ulimit -f 512; exec %s -o %s -- %s",
+			 SWTRACE, self->data, PROGS "swt_flow-static 40");
+
+	EXPECT_EQ(1, st) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "jifl-swtrace: recording '" PROGS "swt_flow-static': "
+			       "input/output error: File too large\n")) TH_LOG("%s", self->out);
+	EXPECT_EQ(NULL, strstr(self->out, "No child processes")) TH_LOG("%s", self->out);
+}
+
+/*
+ * Run jifl-swtrace @args (up to 8) under a seccomp filter that fails its
+ * PTRACE_GETREGS requests with EIO; returns the exit status, output in
+ * self->out.
+ */
+static int record_getregs_failing(FIXTURE_DATA(swtrace) *self, char *const args[])
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ptrace, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PTRACE_GETREGS, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EIO),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
+	char *argv[10] = { SWTRACE };
+	int fds[2], st;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	memcpy(argv + 1, args, 8 * sizeof(*args));
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+			_exit(126);
+		execv(SWTRACE, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (n + 1 < sizeof(self->out) &&
+	       (r = read(fds[0], self->out + n, sizeof(self->out) - 1 - n)) > 0)
+		n += r;
+	self->out[n] = '\0';
+	close(fds[0]);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A ptrace request that fails is reported with its own errno. */
+TEST_F(swtrace, tracing_error_named)
+{
+	char *args[8] = { "-o", self->data, "--", PROGS "swt_flow-static", "1" };
+
+	EXPECT_EQ(1, record_getregs_failing(self, args)) TH_LOG("%s", self->out);
+	EXPECT_STREQ("jifl-swtrace: tracing '" PROGS "swt_flow-static': Input/output error\n",
+		     self->out);
 }
 
 TEST_F(swtrace, no_command)

@@ -102,21 +102,21 @@ static int report(const struct jifl_tracer_result *res,
 	case JIFL_TRACER_OK:
 		break;
 	case JIFL_TRACER_EXEC:
-		fprintf(stderr, PROG ": cannot run '%s': %s\n", argv[0],
-			strerror(res->exec_errno));
+		fprintf(stderr, PROG ": cannot run '%s': %s\n", argv[0], res->exec_errno ?
+			strerror(res->exec_errno) : "it stopped or ended before its start");
 		return 127;
 	case JIFL_TRACER_THREADS:
 		fprintf(stderr, PROG ": '%s': exec in a multi-threaded program is not supported (trace kept up to the exec)\n",
 			argv[0]);
 		return 1;
 	case JIFL_TRACER_SYSTEM:
-		fprintf(stderr, PROG ": tracing '%s': %s\n", argv[0], strerror(errno));
+		fprintf(stderr, PROG ": tracing '%s': %s\n", argv[0], strerror(res->sys_errno));
 		return 1;
 	case JIFL_TRACER_RECORD:
 		fprintf(stderr, PROG ": recording '%s': %s%s%s\n", argv[0],
 			jifl_strerror(res->record_err),
 			res->record_err == -jifl_err_io ? ": " : "",
-			res->record_err == -jifl_err_io ? strerror(errno) : "");
+			res->record_err == -jifl_err_io ? strerror(res->sys_errno) : "");
 		return 1;
 	}
 	if (!quiet)
@@ -160,7 +160,7 @@ int main(int argc, char *argv[])
 	struct jifl_tracer_result res;
 	struct jifl_recorder r;
 	bool quiet = false, pin = true;
-	pid_t pid = 0;
+	pid_t pid = 0, child = 0;
 	char pid_name[16], *pid_argv[2] = { NULL, NULL };
 	uint64_t v;
 	int c, err;
@@ -221,6 +221,12 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 
+	/* The program first: no file is touched if it cannot run. */
+	if (!pid) {
+		child = jifl_tracer_spawn(argv + optind, pin, &res);
+		if (child < 0)
+			return report(&res, NULL, argv + optind, quiet);
+	}
 	err = jifl_recorder_open(&r, &opts);
 	if (err) {
 		if (r.bad_path)
@@ -230,8 +236,8 @@ int main(int argc, char *argv[])
 			fprintf(stderr, PROG ": no TSC to perf time conversion: %s\n",
 				jifl_strerror(err));
 		jifl_recorder_abort(&r);
-		if (r.bad_path == opts.truth)
-			unlink(opts.output);
+		if (child)
+			jifl_tracer_cancel(child);
 		return 1;
 	}
 	catch_stop_signals();
@@ -241,11 +247,6 @@ int main(int argc, char *argv[])
 		jifl_tracer_attach(&r, pid, &res);
 		return report(&res, &r, pid_argv, quiet);
 	}
-	if (jifl_tracer_run(&r, argv + optind, pin, &res) && res.error == JIFL_TRACER_EXEC) {
-		jifl_recorder_abort(&r);
-		unlink(opts.output);
-		if (opts.truth)
-			unlink(opts.truth);
-	}
+	jifl_tracer_run(&r, child, &res);
 	return report(&res, &r, argv + optind, quiet);
 }

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +31,39 @@ static int recorder_flush_pt(void *ctx, const uint8_t *data, size_t size)
 	return jifl_perf_writer_auxtrace(th->r->writer, th->idx, th->tid, data, size);
 }
 
+/*
+ * Make sure @path can be written before any output file is truncated:
+ * create it (*@created), or open the file that is there, as it is.
+ */
+static int output_check(const char *path, bool *created)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	*created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -jifl_err_io;
+	close(fd);
+	return 0;
+}
+
+/* Remove the output files this run created; errno stays. */
+static void outputs_remove(const struct jifl_recorder_opts *opts,
+			   bool output_created, bool truth_created)
+{
+	int saved = errno;
+
+	if (output_created)
+		unlink(opts->output);
+	if (truth_created)
+		unlink(opts->truth);
+	errno = saved;
+}
+
 int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts *opts)
 {
+	bool output_created = false, truth_created = false;
 	struct jifl_perf_writer_config cfg;
 	int err;
 
@@ -39,6 +72,16 @@ int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts 
 	err = jifl_tsc_conv_init(&r->tc);
 	if (err)
 		return err;
+	r->bad_path = opts->output;
+	err = output_check(opts->output, &output_created);
+	if (!err && opts->truth) {
+		r->bad_path = opts->truth;
+		err = output_check(opts->truth, &truth_created);
+	}
+	if (err) {
+		outputs_remove(opts, output_created, truth_created);
+		return err;
+	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pt_pmu_type = opts->pmu_type;
 	cfg.pt_config = JIFL_INTEL_PT_CFG_PT | JIFL_INTEL_PT_CFG_TSC |
@@ -55,6 +98,8 @@ int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts 
 	}
 	if (!err)
 		r->bad_path = NULL;
+	else
+		outputs_remove(opts, output_created, truth_created);
 	return err;
 }
 
@@ -302,7 +347,7 @@ int jifl_recorder_leave(struct jifl_rthread *th, uint64_t ip, uint64_t tsc)
 
 int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc)
 {
-	int err = 0, err2;
+	int err = 0, err2, saved;
 
 	while (r->nr_threads && !err)
 		err = jifl_recorder_thread_end(r->threads[0], 0, true, tsc);
@@ -313,7 +358,10 @@ int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc)
 	else
 		jifl_perf_writer_free(r->writer);
 	r->writer = NULL;
+	saved = errno;
 	err2 = jifl_truth_close(&r->truth);
+	if (err)
+		errno = saved;	/* of the first failure */
 	jifl_recorder_abort(r);
 	return err ? err : err2;
 }

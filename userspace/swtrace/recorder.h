@@ -52,7 +52,12 @@ struct jifl_recorder {
 	const char *bad_path;	/* the file jifl_recorder_open() could not create */
 };
 
-/* Create the output files; nothing runs yet. */
+/*
+ * Create the output files; nothing runs yet. Files that are there are
+ * truncated only once every output file can be written; on failure the
+ * files this call created are removed again (errno stays), and
+ * r->bad_path names the one that could not be written.
+ */
 int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts *opts);
 
 /* The program @pid has just been exec'ed: COMM, MMAP2s, its first thread. */

@@ -74,39 +74,18 @@ struct tracer {
 	bool detaching;
 };
 
-static pid_t tracer_spawn(char *const argv[], int *exec_errno)
+/*
+ * The recorder failed (writing the files, reading the program's maps):
+ * say so, and keep its errno before cleaning up changes it. Returns @err.
+ */
+static int recorded(struct tracer *t, int err)
 {
-	int fds[2], e = 0, st;
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		close(fds[0]);
-		if (!ptrace(PTRACE_TRACEME, 0, NULL, NULL))
-			execvp(argv[0], argv);
-		e = errno;
-		if (write(fds[1], &e, sizeof(e)) < 0)
-			_exit(126);
-		_exit(127);
+	if (err && !t->res->error) {
+		t->res->error = JIFL_TRACER_RECORD;
+		t->res->record_err = err;
+		t->res->sys_errno = errno;
 	}
-	close(fds[1]);
-	if (waitpid(pid, &st, 0) != pid) {
-		close(fds[0]);
-		return -1;
-	}
-	if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP) {
-		close(fds[0]);
-		return pid;
-	}
-	if (read(fds[0], &e, sizeof(e)) != sizeof(e))
-		e = ECHILD;
-	close(fds[0]);
-	*exec_errno = e;
-	return 0;
+	return err;
 }
 
 static bool syscall_changes_maps(long nr)
@@ -214,12 +193,12 @@ static int tracer_record(struct tracer *t, struct tthread *th, uint64_t next,
 	const struct jifl_insn *insn = &th->insn;
 	int err;
 
-	err = jifl_recorder_insn(th->rt, insn, next, th->faulted, tsc);
+	err = recorded(t, jifl_recorder_insn(th->rt, insn, next, th->faulted, tsc));
 	if (err)
 		return err;
 	if (insn->kind == JIFL_INSN_FAR && syscall_changes_maps(sysno)) {
 		jifl_insn_cache_clear(t->cache);
-		err = jifl_recorder_rescan(t->r, tsc);
+		err = recorded(t, jifl_recorder_rescan(t->r, tsc));
 	}
 	return err;
 }
@@ -260,7 +239,7 @@ static int tracer_clone(struct tracer *t, struct tthread *th, uint64_t tsc)
 		nt = thread_add(t, tid);
 	if (!nt)
 		return -jifl_err_nomem;
-	err = jifl_recorder_thread_new(t->r, th->tid, tid, tsc, &nt->rt);
+	err = recorded(t, jifl_recorder_thread_new(t->r, th->tid, tid, tsc, &nt->rt));
 	if (!err && nt->stopped)
 		err = thread_begin(t, nt);
 	return err;
@@ -294,7 +273,7 @@ static int tracer_exec(struct tracer *t, struct tthread *th, uint64_t tsc)
 	t->cache = NULL;
 	err = jifl_insn_cache_alloc(&t->cache, t->pid);
 	if (!err)
-		err = jifl_recorder_exec(t->r, tsc);
+		err = recorded(t, jifl_recorder_exec(t->r, tsc));
 	return err ? err : thread_step(t, th);
 }
 
@@ -359,7 +338,7 @@ static int tracer_gone(struct tracer *t, struct tthread *th, int st,
 		stop_ip = 0;
 	}
 	if (!err && th->rt)
-		err = jifl_recorder_thread_end(th->rt, stop_ip, true, tsc);
+		err = recorded(t, jifl_recorder_thread_end(th->rt, stop_ip, true, tsc));
 	thread_del(t, th);
 	return err;
 }
@@ -377,7 +356,7 @@ static int tracer_signal(struct tracer *t, struct tthread *th,
 	    regs->rip != insn->ip)
 		err = tracer_record(t, th, regs->rip, regs->orig_rax, tsc);
 	if (!err)
-		err = jifl_recorder_leave(th->rt, regs->rip, tsc);
+		err = recorded(t, jifl_recorder_leave(th->rt, regs->rip, tsc));
 	th->ip = regs->rip;
 	th->sig = sig;
 	th->restart_ip = 0;
@@ -506,7 +485,7 @@ static int tracer_detach_all(struct tracer *t)
 	while (t->nr) {
 		th = t->v[0];
 		if (th->rt && !err)
-			err = jifl_recorder_thread_end(th->rt, th->ip, false, tsc);
+			err = recorded(t, jifl_recorder_thread_end(th->rt, th->ip, false, tsc));
 		if (ptrace(PTRACE_DETACH, th->tid, NULL, (void *)(long)th->sig) && !err)
 			err = -jifl_err_io;
 		thread_del(t, th);
@@ -565,26 +544,83 @@ static int tracer_loop(struct tracer *t)
 
 static int tracer_finish(struct tracer *t, int err, double t0);
 
-int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
-		    struct jifl_tracer_result *res)
+void jifl_tracer_cancel(pid_t pid)
 {
-	struct tracer t = { .r = r, .res = res };
+	int st;
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+		;
+}
+
+/* The child's exec error, if it sent one (its end of @fd closes on exec). */
+static int exec_error(int fd)
+{
+	int e;
+
+	return read(fd, &e, sizeof(e)) == sizeof(e) ? e : 0;
+}
+
+pid_t jifl_tracer_spawn(char *const argv[], bool pin, struct jifl_tracer_result *res)
+{
+	int fds[2], e, st;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	if (pin)
+		tracer_pin();
+	res->error = JIFL_TRACER_SYSTEM;
+	if (pipe2(fds, O_CLOEXEC)) {
+		res->sys_errno = errno;
+		return -1;
+	}
+	pid = fork();
+	if (!pid) {
+		close(fds[0]);
+		if (!ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			execvp(argv[0], argv);
+		e = errno;
+		if (write(fds[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	if (pid < 0)
+		res->sys_errno = errno;
+	close(fds[1]);
+	if (pid > 0 && waitpid(pid, &st, 0) != pid) {
+		res->sys_errno = errno;
+		jifl_tracer_cancel(pid);
+		pid = -1;
+	}
+	if (pid > 0 && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP) {
+		/* Should the recorder die before jifl_tracer_run(), so does it. */
+		if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL)) {
+			res->sys_errno = errno;
+			jifl_tracer_cancel(pid);
+			pid = -1;
+		} else {
+			res->error = JIFL_TRACER_OK;
+		}
+	} else if (pid > 0) {
+		/* Not run: exec failed, or it stopped or ended before its start. */
+		res->error = JIFL_TRACER_EXEC;
+		res->exec_errno = exec_error(fds[0]);
+		if (WIFSTOPPED(st))
+			jifl_tracer_cancel(pid);
+		pid = -1;
+	}
+	close(fds[0]);
+	return pid;
+}
+
+int jifl_tracer_run(struct jifl_recorder *r, pid_t pid, struct jifl_tracer_result *res)
+{
+	struct tracer t = { .r = r, .res = res, .pid = pid };
 	double t0 = now_seconds();
 	struct tthread *th;
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	if (pin)
-		tracer_pin();
-	t.pid = tracer_spawn(argv, &res->exec_errno);
-	if (t.pid < 0) {
-		res->error = JIFL_TRACER_SYSTEM;
-		return -1;
-	}
-	if (!t.pid) {
-		res->error = JIFL_TRACER_EXEC;
-		return -1;
-	}
 	err = ptrace(PTRACE_SETOPTIONS, t.pid, NULL,
 		     (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
 				    PTRACE_O_EXITKILL)) ? -jifl_err_io : 0;
@@ -594,7 +630,7 @@ int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
 	if (!err)
 		err = jifl_insn_cache_alloc(&t.cache, t.pid);
 	if (!err)
-		err = jifl_recorder_start(r, t.pid, jifl_tsc_read(), &th->rt);
+		err = recorded(&t, jifl_recorder_start(r, t.pid, jifl_tsc_read(), &th->rt));
 	if (!err) {
 		th->stopped = true;
 		err = thread_begin(&t, th);
@@ -614,6 +650,7 @@ static int tracer_finish(struct tracer *t, int err, double t0)
 	if (err && !res->error) {
 		res->error = err == -jifl_err_io ? JIFL_TRACER_SYSTEM : JIFL_TRACER_RECORD;
 		res->record_err = err;
+		res->sys_errno = errno;
 	}
 	if (res->error && t->attached) {
 		tracer_detach_all(t);
@@ -630,6 +667,7 @@ static int tracer_finish(struct tracer *t, int err, double t0)
 	if (err && !res->error) {
 		res->error = JIFL_TRACER_RECORD;
 		res->record_err = err;
+		res->sys_errno = errno;
 	}
 	while (t->nr)
 		thread_del(t, t->v[0]);
@@ -685,8 +723,8 @@ int jifl_tracer_attach(struct jifl_recorder *r, pid_t pid,
 		err = jifl_insn_cache_alloc(&t.cache, pid);
 	tsc = jifl_tsc_read();
 	if (!err)
-		err = jifl_recorder_attach(r, pid, tsc);
+		err = recorded(&t, jifl_recorder_attach(r, pid, tsc));
 	for (i = 0; i < t.nr && !err; i++)
-		err = jifl_recorder_thread_found(r, t.v[i]->tid, tsc, &t.v[i]->rt);
+		err = recorded(&t, jifl_recorder_thread_found(r, t.v[i]->tid, tsc, &t.v[i]->rt));
 	return tracer_finish(&t, err, t0);
 }

@@ -22,8 +22,9 @@ enum jifl_tracer_error {
 
 struct jifl_tracer_result {
 	enum jifl_tracer_error error;
-	int exec_errno;
+	int exec_errno;		/* 0: the program stopped or ended before it ran */
 	int record_err;		/* negative jifl_error_code */
+	int sys_errno;		/* errno of a SYSTEM error, of a RECORD -jifl_err_io */
 	int exit_status;	/* as from waitpid() */
 	uint64_t steps;		/* single-steps taken */
 	uint64_t faults_missed;	/* 0, or ~0 when a fault counter was missing */
@@ -31,11 +32,20 @@ struct jifl_tracer_result {
 };
 
 /*
- * Run @argv under @r (already opened); the recorder is finished on return.
+ * Start @argv traced, stopped before its first instruction: nothing of it
+ * has run yet. Returns its pid, or -1 with res->error set (EXEC, SYSTEM).
  * @pin: keep the tracer and the program on the CPU the tracer runs on.
  */
-int jifl_tracer_run(struct jifl_recorder *r, char *const argv[], bool pin,
-		    struct jifl_tracer_result *res);
+pid_t jifl_tracer_spawn(char *const argv[], bool pin, struct jifl_tracer_result *res);
+
+/* Kill the program @pid of jifl_tracer_spawn() before it runs. */
+void jifl_tracer_cancel(pid_t pid);
+
+/*
+ * Run the program @pid of jifl_tracer_spawn() under @r (already opened);
+ * the recorder is finished on return.
+ */
+int jifl_tracer_run(struct jifl_recorder *r, pid_t pid, struct jifl_tracer_result *res);
 
 /*
  * Attach to the running process @pid (all its threads) and record until
