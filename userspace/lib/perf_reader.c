@@ -229,9 +229,16 @@ static int read_time_conv(struct jifl_perf_reader *r,
 
 	if (h->size < offsetof(struct jifl_perf_time_conv, time_cycles))
 		return bad(r, off, -jifl_err_format);
+	memset(&r->info.tc, 0, sizeof(r->info.tc));
 	r->info.tc.time_shift = e->time_shift;
 	r->info.tc.time_mult = e->time_mult;
 	r->info.tc.time_zero = e->time_zero;
+	/* Newer perf adds these; a narrow TSC needs them. */
+	if (h->size >= sizeof(*e) && e->cap_user_time_short) {
+		r->info.tc.time_cycles = e->time_cycles;
+		r->info.tc.time_mask = e->time_mask;
+		r->info.tc.cap_user_time_short = 1;
+	}
 	r->info.have_time_conv = 1;
 	return 0;
 }

@@ -227,7 +227,10 @@ static int writer_put_time_conv(struct jifl_perf_writer *w)
 	tc.time_shift = w->cfg.tc.time_shift;
 	tc.time_mult = w->cfg.tc.time_mult;
 	tc.time_zero = w->cfg.tc.time_zero;
+	tc.time_cycles = w->cfg.tc.time_cycles;
+	tc.time_mask = w->cfg.tc.time_mask;
 	tc.cap_user_time_zero = 1;
+	tc.cap_user_time_short = !!w->cfg.tc.cap_user_time_short;
 	return writer_put(w, &tc, sizeof(tc));
 }
 

@@ -9,13 +9,50 @@
 #include "errcode.h"
 #include "tsc_conv.h"
 
+#define SEQ_TRIES	10000	/* as perf's perf_read_tsc_conversion() */
+
 uint64_t jifl_tsc_conv_to_time(const struct jifl_tsc_conv *tc, uint64_t tsc)
 {
-	uint64_t quot = tsc >> tc->time_shift;
-	uint64_t rem = tsc & (((uint64_t)1 << tc->time_shift) - 1);
+	uint64_t quot, rem;
 
+	if (tc->cap_user_time_short)
+		tsc = tc->time_cycles + ((tsc - tc->time_cycles) & tc->time_mask);
+	quot = tsc >> tc->time_shift;
+	rem = tsc & (((uint64_t)1 << tc->time_shift) - 1);
 	return tc->time_zero + quot * tc->time_mult +
 	       ((rem * tc->time_mult) >> tc->time_shift);
+}
+
+int jifl_tsc_conv_from_page(struct jifl_tsc_conv *tc,
+			    const struct perf_event_mmap_page *pc)
+{
+	struct jifl_tsc_conv c;
+	uint32_t seq;
+	int tries, zero;
+
+	/*
+	 * The kernel makes the count odd, updates the page, makes it even
+	 * again: the fields belong together when the count was even and is
+	 * unchanged after reading them. The acquire load and fence keep
+	 * the field reads between the two reads of the count.
+	 */
+	for (tries = 0; tries < SEQ_TRIES; tries++) {
+		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
+		c.time_shift = pc->time_shift;
+		c.time_mult = pc->time_mult;
+		c.time_zero = pc->time_zero;
+		c.time_cycles = pc->time_cycles;
+		c.time_mask = pc->time_mask;
+		c.cap_user_time_short = pc->cap_user_time_short;
+		zero = pc->cap_user_time_zero;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(seq & 1) && __atomic_load_n(&pc->lock, __ATOMIC_RELAXED) == seq)
+			break;
+	}
+	if (tries == SEQ_TRIES || !zero)
+		return -jifl_err_nosupp;
+	*tc = c;
+	return 0;
 }
 
 static int tsc_conv_from_kernel(struct jifl_tsc_conv *tc)
@@ -23,8 +60,7 @@ static int tsc_conv_from_kernel(struct jifl_tsc_conv *tc)
 	struct perf_event_attr attr;
 	struct perf_event_mmap_page *pc;
 	long psz = sysconf(_SC_PAGESIZE);
-	uint32_t seq;
-	int fd, ok;
+	int fd, err;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -39,18 +75,9 @@ static int tsc_conv_from_kernel(struct jifl_tsc_conv *tc)
 	if (pc == MAP_FAILED)
 		return -jifl_err_nosupp;
 
-	/* The kernel updates the page under a sequence count. */
-	do {
-		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
-		ok = pc->cap_user_time_zero && !pc->cap_user_time_short;
-		tc->time_shift = pc->time_shift;
-		tc->time_mult = pc->time_mult;
-		tc->time_zero = pc->time_zero;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while (__atomic_load_n(&pc->lock, __ATOMIC_RELAXED) != seq);
+	err = jifl_tsc_conv_from_page(tc, pc);
 	munmap(pc, psz);
-
-	return ok ? 0 : -jifl_err_nosupp;
+	return err;
 }
 
 static uint64_t monotonic_ns(void)
@@ -75,9 +102,9 @@ static int tsc_conv_calibrate(struct jifl_tsc_conv *tc)
 	if (c1 <= c0 || t1 <= t0)
 		return -jifl_err_nosupp;
 
+	memset(tc, 0, sizeof(*tc));
 	tc->time_shift = 31;
 	tc->time_mult = (uint32_t)(((t1 - t0) << 31) / (c1 - c0));
-	tc->time_zero = 0;
 	tc->time_zero = t1 - jifl_tsc_conv_to_time(tc, c1);
 	return 0;
 }
