@@ -918,28 +918,30 @@ static size_t encode(const struct pt_packet *pkts, size_t n, uint8_t *buf, size_
 	return i == n ? off : 0;
 }
 
-/* The packets of the synthetic run into @buf; returns their size. */
-static size_t window_trace(uint8_t *buf, size_t size)
-{
-	static const struct pt_packet pkts[] = {
-		{ .type = ppt_psb },
-		{ .type = ppt_tsc, .payload.tsc.tsc = T0 },
-		{ .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,
-						      .bits.exec = { .csl = 1 } } },
-		{ .type = ppt_psbend },
-		{ .type = ppt_tip_pge, .payload.ip = { .ipc = pt_ipc_sext_48, .ip = JIT_ENTRY } },
-		{ .type = ppt_tsc, .payload.tsc.tsc = T1 },
-		{ .type = ppt_tip, .payload.ip = { .ipc = pt_ipc_update_16,
-						   .ip = (JIT_ENTRY + 0x10) & 0xffff } },
-		{ .type = ppt_tip_pgd, .payload.ip = { .ipc = pt_ipc_suppressed } },
-	};
+#define PKT_IP(t, a)	{ .type = (t), .payload.ip = { .ipc = pt_ipc_sext_48, .ip = (a) } }
+#define PKT_PGD		{ .type = ppt_tip_pgd, .payload.ip = { .ipc = pt_ipc_suppressed } }
+#define PKT_MODE_64	{ .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,	\
+							      .bits.exec = { .csl = 1 } } }
+/* PSB+ with a TSC packet of @t, in 64-bit mode. */
+#define PKTS_PSB(t)	{ .type = ppt_psb }, { .type = ppt_tsc, .payload.tsc.tsc = (t) },	\
+			PKT_MODE_64, { .type = ppt_psbend }
 
-	return encode(pkts, sizeof(pkts) / sizeof(pkts[0]), buf, size, NULL);
-}
+/* The packets of the synthetic run. */
+static const struct pt_packet window_pkts[] = {
+	PKTS_PSB(T0),
+	PKT_IP(ppt_tip_pge, JIT_ENTRY),
+	{ .type = ppt_tsc, .payload.tsc.tsc = T1 },
+	{ .type = ppt_tip, .payload.ip = { .ipc = pt_ipc_update_16,
+					   .ip = (JIT_ENTRY + 0x10) & 0xffff } },
+	PKT_PGD,
+};
 
-/* self->data: thread 1 of process 1 ran the synthetic @trace, from T0 - 100 to T1 + 100. */
+/*
+ * self->data: thread 1 of process 1 ran the synthetic trace of @n @pkts,
+ * from T0 - 100 to T1 + 100.
+ */
 static void write_jit_run(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
-			  const uint8_t *trace, size_t size)
+			  const struct pt_packet *pkts, size_t n)
 {
 	struct jifl_perf_writer_config cfg = {
 		.pt_pmu_type = 8,
@@ -948,7 +950,10 @@ static void write_jit_run(struct __test_metadata *_metadata, FIXTURE_DATA(decode
 		.tc = { .time_shift = 0, .time_mult = 1 },
 	};
 	struct jifl_perf_writer *pw;
+	uint8_t trace[256];
+	size_t size = encode(pkts, n, trace, sizeof(trace), NULL);
 
+	ASSERT_GT(size, 0);
 	ASSERT_EQ(0, jifl_perf_writer_open(&pw, self->data, &cfg));
 	ASSERT_EQ(0, jifl_perf_writer_comm(pw, 1, 1, "jit", 1, T0 - 100));
 	ASSERT_EQ(0, jifl_perf_writer_itrace_start(pw, 1, 1, T0 - 100));
@@ -966,13 +971,10 @@ TEST_F(decode, jit_version_within_tsc_interval)
 	struct jifl_fj_info info = { .pid = 1 };
 	char fj[160], opts[200], dopts[256], line[64];
 	struct jifl_fjwriter *w;
-	uint8_t trace[256];
-	size_t c, i, n, size, d;
+	size_t c, i, n, d;
 	long errors;
 
-	size = window_trace(trace, sizeof(trace));
-	ASSERT_GT(size, 0);
-	write_jit_run(_metadata, self, trace, size);
+	write_jit_run(_metadata, self, window_pkts, sizeof(window_pkts) / sizeof(window_pkts[0]));
 	snprintf(fj, sizeof(fj), "%s/w.fj", self->dir);
 	snprintf(opts, sizeof(opts), "--flowjit %s", fj);
 	for (c = 0; c < sizeof(window_cases) / sizeof(window_cases[0]); c++) {
@@ -1010,11 +1012,6 @@ TEST_F(decode, jit_version_within_tsc_interval)
 		EXPECT_NE(NULL, strstr(self->out, line)) TH_LOG("%s", self->out);
 	}
 }
-
-#define PKT_IP(t, a)	{ .type = (t), .payload.ip = { .ipc = pt_ipc_sext_48, .ip = (a) } }
-#define PKT_PGD		{ .type = ppt_tip_pgd, .payload.ip = { .ipc = pt_ipc_suppressed } }
-#define PKT_MODE_64	{ .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,	\
-							      .bits.exec = { .csl = 1 } } }
 
 /*
  * A version chosen ahead of time stays chosen for its page, however many
@@ -1059,10 +1056,7 @@ static void chain_code(unsigned char *code, size_t i, int v2)
 TEST_F(decode, jit_versions_chosen_on_many_pages)
 {
 	static const struct pt_packet pkts[] = {
-		{ .type = ppt_psb },
-		{ .type = ppt_tsc, .payload.tsc.tsc = T0 },
-		PKT_MODE_64,
-		{ .type = ppt_psbend },
+		PKTS_PSB(T0),
 		PKT_IP(ppt_tip_pge, JIT_ENTRY),
 		{ .type = ppt_tsc, .payload.tsc.tsc = T1 },
 		{ .type = ppt_tip, .payload.ip = { .ipc = pt_ipc_update_16,
@@ -1073,13 +1067,10 @@ TEST_F(decode, jit_versions_chosen_on_many_pages)
 	char fj[160], opts[200], dopts[256];
 	unsigned char code[0x40];
 	struct jifl_fjwriter *w;
-	uint8_t trace[256];
-	size_t size, i, d, n;
+	size_t i, d, n;
 	long errors;
 
-	size = encode(pkts, sizeof(pkts) / sizeof(pkts[0]), trace, sizeof(trace), NULL);
-	ASSERT_GT(size, 0);
-	write_jit_run(_metadata, self, trace, size);
+	write_jit_run(_metadata, self, pkts, sizeof(pkts) / sizeof(pkts[0]));
 	snprintf(fj, sizeof(fj), "%s/chain.fj", self->dir);
 	snprintf(opts, sizeof(opts), "--flowjit %s", fj);
 	ASSERT_EQ(0, jifl_fjwriter_open(&w, fj, &info));
@@ -1158,10 +1149,7 @@ static void add_end(struct __test_metadata *_metadata, struct jifl_fjwriter *w,
 TEST_F(decode, jit_version_ended)
 {
 	static const struct pt_packet pkts[] = {
-		{ .type = ppt_psb },
-		{ .type = ppt_tsc, .payload.tsc.tsc = T0 },
-		PKT_MODE_64,
-		{ .type = ppt_psbend },
+		PKTS_PSB(T0),
 		PKT_IP(ppt_tip_pge, JIT_ENTRY),
 		PKT_IP(ppt_tip, JIT_OTHER),
 		{ .type = ppt_tsc, .payload.tsc.tsc = T1 },
@@ -1173,13 +1161,10 @@ TEST_F(decode, jit_version_ended)
 	struct jifl_fj_info info = { .pid = 1 };
 	char fj[160], opts[200], dopts[256], want[128];
 	struct jifl_fjwriter *w;
-	uint8_t trace[256];
-	size_t c, size, d;
+	size_t c, d;
 	long errors;
 
-	size = encode(pkts, sizeof(pkts) / sizeof(pkts[0]), trace, sizeof(trace), NULL);
-	ASSERT_GT(size, 0);
-	write_jit_run(_metadata, self, trace, size);
+	write_jit_run(_metadata, self, pkts, sizeof(pkts) / sizeof(pkts[0]));
 	snprintf(fj, sizeof(fj), "%s/ended.fj", self->dir);
 	snprintf(opts, sizeof(opts), "--flowjit %s", fj);
 	snprintf(want, sizeof(want), " error: no memory mapped at this address at ip 0x%llx,",
@@ -1409,48 +1394,24 @@ TEST_F(decode, usage)
 	EXPECT_NE(NULL, strstr(self->out, "--decoder: expected insn or block, got 'blk'"));
 }
 
-/* Versioned JIT image: which bytes are live at which TSC. */
-TEST(jit_image_versions)
+/* A FlowJIT record of process 7 for the JIT image tests. */
+struct image_event {
+	uint16_t type;
+	uint64_t tsc, addr, len, aux;
+	uint8_t fill;		/* EXEC: the page's bytes */
+};
+
+/* The JIT image of @n @events. */
+static struct jifl_jit_image *image_of(struct __test_metadata *_metadata,
+				       const struct image_event *events, size_t n)
 {
-	static const struct {
-		uint16_t type;
-		uint64_t tsc, addr, len, aux;
-		uint8_t fill;		/* EXEC: the page's bytes */
-	} events[] = {
-		{ FLOWJIT_EV_EXEC, 100, 0x10000, 0, 0, 0x11 },
-		{ FLOWJIT_EV_WRITE, 200, 0x10000, 0, 0, 0 },
-		{ FLOWJIT_EV_EXEC, 201, 0x10000, 0, 0, 0x22 },
-		{ FLOWJIT_EV_EXEC, 150, 0x11000, 0, 0, 0x33 },
-		{ FLOWJIT_EV_MPROTECT, 300, 0x10000, 0x2000, PROT_READ, 0 },
-		{ FLOWJIT_EV_EXEC, 400, 0x11000, 0, 0, 0x44 },
-		{ FLOWJIT_EV_MREMAP, 500, 0x20000, 0x1000, 0x11000, 0 },
-	};
-	static const struct {
-		uint64_t addr, tsc;
-		int number;		/* 0: nothing live */
-		uint8_t byte;
-	} lookups[] = {
-		{ 0x10010, 99, 0, 0 },
-		{ 0x10010, 100, 1, 0x11 },
-		{ 0x10fff, 200, 1, 0x11 },
-		{ 0x10000, 201, 2, 0x22 },
-		{ 0x11000, 300, 1, 0x33 },
-		{ 0x11000, 399, 0, 0 },		/* mprotect without exec */
-		{ 0x11000, 400, 2, 0x44 },
-		{ 0x20000, 499, 0, 0 },
-		{ 0x20abc, 500, 1, 0x44 },
-		{ 0x30000, 500, 0, 0 },
-	};
 	static unsigned char page[FLOWJIT_PAGE_SIZE];
-	const struct jifl_jit_version *v;
-	struct jifl_jit_image_stats st;
-	struct flowjit_event ev;
 	struct jifl_jit_image *img;
-	uint8_t buf[16];
+	struct flowjit_event ev;
 	size_t i;
 
 	ASSERT_EQ(0, jifl_jit_image_new(&img));
-	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+	for (i = 0; i < n; i++) {
 		memset(&ev, 0, sizeof(ev));
 		ev.type = events[i].type;
 		ev.pid = 7;
@@ -1462,18 +1423,74 @@ TEST(jit_image_versions)
 		ASSERT_EQ(0, jifl_jit_image_add_event(img, &ev,
 						      ev.type == FLOWJIT_EV_EXEC ? page : NULL));
 	}
-	for (i = 0; i < sizeof(lookups) / sizeof(lookups[0]); i++) {
-		int n = jifl_jit_image_read(img, 7, lookups[i].addr, lookups[i].tsc,
-					    buf, sizeof(buf), &v);
+	return img;
+}
 
+/* Where a JIT image test looks, and what it finds there. */
+struct image_lookup {
+	uint64_t addr, tsc;
+	int number;		/* the version; 0: nothing live */
+	uint8_t byte;		/* its first byte */
+};
+
+/* find() and read() in process 7 give each of @n @lookups. */
+static void check_lookups(struct __test_metadata *_metadata, const struct jifl_jit_image *img,
+			  const struct image_lookup *lookups, size_t n)
+{
+	const struct jifl_jit_version *v, *read_v;
+	uint8_t buf[16];
+	size_t i;
+	int got;
+
+	for (i = 0; i < n; i++) {
+		v = jifl_jit_image_find(img, 7, lookups[i].addr, lookups[i].tsc);
+		got = jifl_jit_image_read(img, 7, lookups[i].addr, lookups[i].tsc, buf,
+					  sizeof(buf), &read_v);
 		if (!lookups[i].number) {
-			EXPECT_EQ(-jifl_err_nomap, n) TH_LOG("lookup %zu", i);
+			EXPECT_EQ(NULL, v) TH_LOG("lookup %zu: version %u, ended at %" PRIu64,
+						  i, v->number, v->end);
+			EXPECT_EQ(-jifl_err_nomap, got) TH_LOG("lookup %zu", i);
 			continue;
 		}
-		ASSERT_GT(n, 0) TH_LOG("lookup %zu", i);
+		ASSERT_NE(NULL, v) TH_LOG("lookup %zu", i);
 		EXPECT_EQ(lookups[i].number, v->number) TH_LOG("lookup %zu", i);
+		ASSERT_GT(got, 0) TH_LOG("lookup %zu", i);
+		EXPECT_EQ(v, read_v) TH_LOG("lookup %zu", i);
 		EXPECT_EQ(lookups[i].byte, buf[0]) TH_LOG("lookup %zu", i);
 	}
+}
+
+/* Versioned JIT image: which bytes are live at which TSC. */
+TEST(jit_image_versions)
+{
+	static const struct image_event events[] = {
+		{ FLOWJIT_EV_EXEC, 100, 0x10000, 0, 0, 0x11 },
+		{ FLOWJIT_EV_WRITE, 200, 0x10000, 0, 0, 0 },
+		{ FLOWJIT_EV_EXEC, 201, 0x10000, 0, 0, 0x22 },
+		{ FLOWJIT_EV_EXEC, 150, 0x11000, 0, 0, 0x33 },
+		{ FLOWJIT_EV_MPROTECT, 300, 0x10000, 0x2000, PROT_READ, 0 },
+		{ FLOWJIT_EV_EXEC, 400, 0x11000, 0, 0, 0x44 },
+		{ FLOWJIT_EV_MREMAP, 500, 0x20000, 0x1000, 0x11000, 0 },
+	};
+	static const struct image_lookup lookups[] = {
+		{ 0x10010, 99, 0, 0 },
+		{ 0x10010, 100, 1, 0x11 },
+		{ 0x10fff, 200, 1, 0x11 },
+		{ 0x10000, 201, 2, 0x22 },
+		{ 0x11000, 300, 1, 0x33 },
+		{ 0x11000, 399, 0, 0 },		/* mprotect without exec */
+		{ 0x11000, 400, 2, 0x44 },
+		{ 0x20000, 499, 0, 0 },
+		{ 0x20abc, 500, 1, 0x44 },
+		{ 0x30000, 500, 0, 0 },
+	};
+	const struct jifl_jit_version *v;
+	struct jifl_jit_image_stats st;
+	struct jifl_jit_image *img;
+	uint8_t buf[16];
+
+	img = image_of(_metadata, events, sizeof(events) / sizeof(events[0]));
+	check_lookups(_metadata, img, lookups, sizeof(lookups) / sizeof(lookups[0]));
 	/* Another process sees none of it. */
 	EXPECT_EQ(NULL, jifl_jit_image_find(img, 8, 0x10000, 1000));
 	/* A read across the end of a page continues into the next page. */
@@ -1497,25 +1514,17 @@ TEST(jit_image_versions)
  */
 TEST(jit_image_ended_versions)
 {
-	static const struct {
-		uint16_t type;
-		uint64_t tsc, addr, len;
-		uint8_t fill;
-	} events[] = {
-		{ FLOWJIT_EV_EXEC, 100, 0xf000, 0, 0x55 },
-		{ FLOWJIT_EV_EXEC, 100, 0x10000, 0, 0x11 },
-		{ FLOWJIT_EV_WRITE, 200, 0x10010, 0, 0 },
-		{ FLOWJIT_EV_EXEC, 150, 0x11000, 0, 0x22 },
-		{ FLOWJIT_EV_EXEC, 120, 0x12000, 0, 0x33 },
-		{ FLOWJIT_EV_MUNMAP, 300, 0x11000, 0x1000, 0 },
-		{ FLOWJIT_EV_EXECVE, 400, 0, 0, 0 },
-		{ FLOWJIT_EV_EXEC, 500, 0x12000, 0, 0x44 },
+	static const struct image_event events[] = {
+		{ FLOWJIT_EV_EXEC, 100, 0xf000, 0, 0, 0x55 },
+		{ FLOWJIT_EV_EXEC, 100, 0x10000, 0, 0, 0x11 },
+		{ FLOWJIT_EV_WRITE, 200, 0x10010, 0, 0, 0 },
+		{ FLOWJIT_EV_EXEC, 150, 0x11000, 0, 0, 0x22 },
+		{ FLOWJIT_EV_EXEC, 120, 0x12000, 0, 0, 0x33 },
+		{ FLOWJIT_EV_MUNMAP, 300, 0x11000, 0x1000, 0, 0 },
+		{ FLOWJIT_EV_EXECVE, 400, 0, 0, 0, 0 },
+		{ FLOWJIT_EV_EXEC, 500, 0x12000, 0, 0, 0x44 },
 	};
-	static const struct {
-		uint64_t addr, tsc;
-		int number;		/* 0: nothing live */
-		uint8_t byte;
-	} lookups[] = {
+	static const struct image_lookup lookups[] = {
 		{ 0x10000, 200, 1, 0x11 },
 		{ 0x10000, 201, 0, 0 },		/* written */
 		{ 0x11abc, 300, 1, 0x22 },
@@ -1525,47 +1534,17 @@ TEST(jit_image_ended_versions)
 		{ 0x12000, 499, 0, 0 },
 		{ 0x12000, 500, 2, 0x44 },
 	};
-	static unsigned char page[FLOWJIT_PAGE_SIZE];
-	const struct jifl_jit_version *v, *read_v;
-	struct flowjit_event ev;
+	const struct jifl_jit_version *v;
 	struct jifl_jit_image *img;
 	uint8_t buf[16];
-	size_t i;
-	int n;
 
-	ASSERT_EQ(0, jifl_jit_image_new(&img));
-	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.type = events[i].type;
-		ev.pid = 7;
-		ev.tsc = events[i].tsc;
-		ev.addr = events[i].addr;
-		ev.len = events[i].len;
-		memset(page, events[i].fill, sizeof(page));
-		ASSERT_EQ(0, jifl_jit_image_add_event(img, &ev,
-						      ev.type == FLOWJIT_EV_EXEC ? page : NULL));
-	}
-	for (i = 0; i < sizeof(lookups) / sizeof(lookups[0]); i++) {
-		v = jifl_jit_image_find(img, 7, lookups[i].addr, lookups[i].tsc);
-		n = jifl_jit_image_read(img, 7, lookups[i].addr, lookups[i].tsc, buf,
-					sizeof(buf), &read_v);
-		if (!lookups[i].number) {
-			EXPECT_EQ(NULL, v) TH_LOG("lookup %zu: version %u, ended at %" PRIu64,
-						  i, v->number, v->end);
-			EXPECT_EQ(-jifl_err_nomap, n) TH_LOG("lookup %zu", i);
-			continue;
-		}
-		ASSERT_NE(NULL, v) TH_LOG("lookup %zu", i);
-		EXPECT_EQ(lookups[i].number, v->number) TH_LOG("lookup %zu", i);
-		ASSERT_EQ(16, n) TH_LOG("lookup %zu", i);
-		EXPECT_EQ(v, read_v) TH_LOG("lookup %zu", i);
-		EXPECT_EQ(lookups[i].byte, buf[0]) TH_LOG("lookup %zu", i);
-	}
+	img = image_of(_metadata, events, sizeof(events) / sizeof(events[0]));
+	check_lookups(_metadata, img, lookups, sizeof(lookups) / sizeof(lookups[0]));
 	/* A read across a page end stops where the next page's version ended. */
-	ASSERT_EQ(16, jifl_jit_image_read(img, 7, 0xfff8, 200, buf, 16, &read_v));
+	ASSERT_EQ(16, jifl_jit_image_read(img, 7, 0xfff8, 200, buf, 16, &v));
 	EXPECT_EQ(0x55, buf[7]);
 	EXPECT_EQ(0x11, buf[8]);
-	EXPECT_EQ(8, jifl_jit_image_read(img, 7, 0xfff8, 201, buf, 16, &read_v));
+	EXPECT_EQ(8, jifl_jit_image_read(img, 7, 0xfff8, 201, buf, 16, &v));
 	jifl_jit_image_free(img);
 }
 
