@@ -47,7 +47,7 @@ for i in $(seq 1 "$n"); do
 	log=$out/boot-$i.log
 	t0=$(date +%s)
 	verdict=$(QEMU_MEM=$mem "$top/scripts/qemu-run.sh" -k "$kernel" -t kernel_version \
-		-T "$hard" -P "$silence" -l "$log" "$@" 2>&1)
+		-T "$hard" -P "$silence" -B "$silence" -R 0 -l "$log" "$@" 2>&1)
 	rc=$?
 	secs=$(( $(date +%s) - t0 ))
 	if [ $rc = 0 ]; then

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Boot the patched kernel in QEMU (TCG), run guest tests, judge the log.
 #
-#   scripts/qemu-run.sh [-t TESTS] [-c CMD.sh] [-T SECS] [-P SECS] [-l LOG]
-#                       [-a APPEND] [-k BZIMAGE] [-i INITRD] [-s SHAREDIR] [--shell]
+#   scripts/qemu-run.sh [-t TESTS] [-c CMD.sh] [-T SECS] [-P SECS] [-B SECS]
+#                       [-R N] [-l LOG] [-a APPEND] [-k BZIMAGE] [-i INITRD]
+#                       [-s SHAREDIR] [--shell]
 #
 #   -t TESTS   comma-separated guest test names, or "all" (default), or
 #              "none" to run no test (with -c)
@@ -15,10 +16,15 @@
 #              silent this long is killed, and the log names the phase
 #              (boot, init, the command, or the test that was running);
 #              the guest prints a heartbeat every 20 s while a test or
-#              the command runs, so a long test is not silence
+#              the command runs, so a long test is not silence; the
+#              vCPU registers at the stall go into the log
+#   -B SECS    no-progress limit while the kernel boots (default 60)
+#   -R N       boot again after a stall during boot, at most N times
+#              (default 2); each stalled log is kept as LOG.stallK
 #   --shell    interactive shell on the console (no timeout, no verdict)
 #
 # Environment: QEMU_MEM (default 1G), QEMU_CPU (default max,la57=off),
+# QEMU_SMP (default 2), QEMU_ACCEL (default tcg), QEMU_EXTRA (more options),
 # JIFL_TSC_KHZ (the guest's TSC frequency, passed as tsc_early_khz=;
 # default: the host's, measured by scripts/tsc-khz.c, which is the
 # guest's under TCG; 0: let the guest calibrate against the PIT, which
@@ -38,6 +44,8 @@ cmd=
 append=
 timeout_s=900
 silence_s=120
+boot_silence_s=60
+boot_retries=2
 shell=0
 mem=${QEMU_MEM:-1G}
 # 5-level paging off: in 6.1, identify_cpu() clears boot_cpu_data's
@@ -46,13 +54,15 @@ mem=${QEMU_MEM:-1G}
 # shadow bounds follow pgtable_l5_enabled()). Most hardware has 4 levels.
 cpu=${QEMU_CPU:-max,la57=off}
 
-usage() { sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-t) tests=$2; shift 2 ;;
 	-c) cmd=$2; shift 2 ;;
 	-T) timeout_s=$2; shift 2 ;;
 	-P) silence_s=$2; shift 2 ;;
+	-B) boot_silence_s=$2; shift 2 ;;
+	-R) boot_retries=$2; shift 2 ;;
 	-l) log=$2; shift 2 ;;
 	-a) append=$2; shift 2 ;;
 	-k) kernel=$2; shift 2 ;;
@@ -93,14 +103,41 @@ fi
 [ "$tsc_khz" != 0 ] && kargs="$kargs tsc_early_khz=$tsc_khz tsc=reliable"
 [ -n "$append" ] && kargs="$kargs $append"
 
-qemu=(qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp 2 -m "$mem"
+qemu=(qemu-system-x86_64 -accel "${QEMU_ACCEL:-tcg}" -cpu "$cpu" -smp "${QEMU_SMP:-2}" -m "$mem"
 	-kernel "$kernel" -initrd "$initrd" -append "$kargs"
-	-display none -no-reboot -monitor none -serial stdio
+	-display none -no-reboot -serial stdio
 	-virtfs "local,path=$share,mount_tag=jifl,security_model=none,id=jifl")
+# shellcheck disable=SC2206 # QEMU_EXTRA: more QEMU options, split at spaces
+[ -n "${QEMU_EXTRA:-}" ] && qemu+=(${QEMU_EXTRA})
 
 if [ $shell = 1 ]; then
 	exec "${qemu[@]}"
 fi
+
+# The monitor, on a private socket: a stuck guest's vCPU registers go
+# into the log before it is killed.
+mondir=$(mktemp -d)
+trap 'rm -rf "$mondir"' EXIT
+qemu+=(-monitor "unix:$mondir/mon,server=on,wait=off")
+monitor_dump() {
+	python3 - "$mondir/mon" <<'PY' 2>&1 | tr -d '\r' | grep -aE '^(CPU#|[RE]AX|[RE]SI|[RE]IP|ES |CS |SS |GDT|CR0|EFER)' | sed 's/^/qemu-run: /'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(3)
+s.connect(sys.argv[1])
+s.sendall(b"info registers -a\n")
+out, end = b"", time.time() + 3
+while time.time() < end:
+    try:
+        d = s.recv(65536)
+    except socket.timeout:
+        break
+    if not d:
+        break
+    out += d
+sys.stdout.write(out.decode("latin-1"))
+PY
+}
 
 # Where the guest is, from its console: boot, init, the -c command, or
 # the test binary that was running.
@@ -118,32 +155,56 @@ phase() {
 	fi
 }
 
-start=$(date +%s)
-: > "$log"
-set +e
-timeout -k 5 "$timeout_s" "${qemu[@]}" < /dev/null > "$log" 2>&1 &
-qpid=$!
-size=0 last=$start stalled=
-while kill -0 "$qpid" 2>/dev/null; do
-	sleep 1
-	now=$(date +%s)
-	new=$(stat -c %s "$log" 2>/dev/null || echo 0)
-	if [ "$new" != "$size" ]; then
-		size=$new last=$now
-	elif [ $((now - last)) -ge "$silence_s" ]; then
-		stalled=$(phase)
-		kill "$qpid" 2>/dev/null
-		break
+# One boot: the console to $log; sets qrc, secs and stalled (the phase
+# in which the console went silent, or empty).
+run_once() {
+	local size=0 start last now new limit regs=
+	start=$(date +%s) last=$start stalled=
+	: > "$log"
+	set +e
+	timeout -k 5 "$timeout_s" "${qemu[@]}" < /dev/null > "$log" 2>&1 &
+	qpid=$!
+	while kill -0 "$qpid" 2>/dev/null; do
+		sleep 1
+		now=$(date +%s)
+		new=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		limit=$silence_s
+		[ "$(phase)" = boot ] && [ "$boot_silence_s" -lt "$limit" ] && limit=$boot_silence_s
+		if [ "$new" != "$size" ]; then
+			size=$new last=$now
+		elif [ $((now - last)) -ge "$limit" ]; then
+			stalled=$(phase)
+			regs=$(monitor_dump || true)
+			kill "$qpid" 2>/dev/null
+			break
+		fi
+	done
+	wait "$qpid"
+	qrc=$?
+	set -e
+	secs=$(( $(date +%s) - start ))
+	if [ -n "$stalled" ]; then
+		{
+			echo "qemu-run: vCPU state at the stall:"
+			echo "$regs"
+			echo "qemu-run: no progress: no console output for ${limit}s during $stalled, guest killed after ${secs}s (log: ${log#$top/})"
+		} >> "$log"
+	elif [ $qrc = 124 ] || [ $qrc = 137 ]; then
+		echo "qemu-run: guest killed after ${timeout_s}s timeout (log: ${log#$top/})" >> "$log"
 	fi
+}
+
+# A boot that stalls before /init runs has run nothing of the project's:
+# boot again, at most -R times, keeping the stalled log and saying so.
+attempt=1
+while :; do
+	run_once
+	[ "$stalled" = boot ] && [ "$attempt" -le "$boot_retries" ] || break
+	mv "$log" "$log.stall$attempt"
+	echo "qemu-run: boot stalled (attempt $attempt, log ${log#$top/}.stall$attempt); booting again"
+	attempt=$((attempt + 1))
 done
-wait "$qpid"
-qrc=$?
-set -e
-secs=$(( $(date +%s) - start ))
-if [ -n "$stalled" ]; then
-	echo "qemu-run: no progress: no console output for ${silence_s}s during $stalled, guest killed after ${secs}s (log: ${log#$top/})" >> "$log"
-elif [ $qrc = 124 ] || [ $qrc = 137 ]; then
-	echo "qemu-run: guest killed after ${timeout_s}s timeout (log: ${log#$top/})" >> "$log"
-fi
+[ "$attempt" -gt 1 ] &&
+	echo "qemu-run: $((attempt - 1)) stalled boot(s) before this one: ${log#$top/}.stall*" >> "$log"
 echo "qemu-run: guest ran ${secs}s, qemu exit $qrc, log ${log#$top/}"
 exec "$top/scripts/guest-verdict.sh" "$log"

@@ -92,19 +92,25 @@ static int put_script(FIXTURE_DATA(guest) *self, const char *name,
 
 /*
  * A boot that goes silent (here: an init that only sleeps) is killed by
- * the no-progress check long before the hard timeout, and the verdict
- * names the phase.
+ * the boot no-progress check long before the hard timeout, booted again
+ * once (-R 1), and the run fails naming the phase; the stalled log is
+ * kept.
  */
-TEST_F_TIMEOUT(guest, silent_boot_is_caught, 300)
+TEST_F_TIMEOUT(guest, silent_boot_is_retried_then_caught, 300)
 {
 	time_t t0 = time(NULL);
+	char out[256];
 
 	EXPECT_EQ(1, boot(self, "true",
-			  "-T 250 -P 15 -t none -a 'rdinit=/bin/busybox -- sleep 100000'"));
+			  "-T 250 -P 100 -B 10 -R 1 -t none -a 'rdinit=/bin/busybox -- sleep 100000'"));
 	TH_LOG("%s", self->out);
-	EXPECT_NE(NULL, strstr(self->out, "no progress: no console output for 15s during boot"));
+	EXPECT_NE(NULL, strstr(self->out, "qemu-run: boot stalled (attempt 1"));
+	EXPECT_NE(NULL, strstr(self->out, "no progress: no console output for 10s during boot"));
 	EXPECT_NE(NULL, strstr(self->out, "guest: 0 passed, 1 failed"));
 	EXPECT_EQ(NULL, strstr(self->out, "after 250s timeout"));
+	EXPECT_EQ(NULL, strstr(self->out, "attempt 2"));
+	EXPECT_EQ(0, cmd_run(out, sizeof(out), "grep -q 'no progress' %s/guest.log.stall1",
+			     self->dir));
 	EXPECT_LT(time(NULL) - t0, 150);
 }
 
@@ -117,7 +123,7 @@ TEST_F_TIMEOUT(guest, silent_test_is_caught, 300)
 	time_t t0 = time(NULL);
 
 	ASSERT_EQ(0, put_script(self, "freeze", "kill -STOP -1; sleep 100000"));
-	EXPECT_EQ(1, boot(self, "true", "-T 250 -P 15 -t /mnt/host/freeze"));
+	EXPECT_EQ(1, boot(self, "true", "-T 250 -P 15 -R 0 -t /mnt/host/freeze"));
 	TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, "no progress: no console output for 15s during test freeze"));
 	EXPECT_NE(NULL, strstr(self->out, "guest: 0 passed, 1 failed"));
