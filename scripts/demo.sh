@@ -61,7 +61,7 @@ perf script -i perf.data --itrace=i1ie > perf.txt 2>&1
 echo "perf script: $(grep -c 'instruction trace error type' perf.txt) decode errors, $(grep -vc 'instruction trace error' perf.txt) lines"
 grep 'instruction trace error type' perf.txt | head -3
 CMD
-say "boot the patched kernel (QEMU, TCG, 2 vCPUs): FlowJIT on LuaJIT, JIFL on ls, jifl-decode on LuaJIT"
+say "boot the patched kernel (QEMU, TCG, one CPU online): FlowJIT on LuaJIT, JIFL on ls, jifl-decode on LuaJIT"
 set +e
 scripts/qemu-run.sh -t none -c build/demo-cmd.sh -T 600 -l build/demo.log > build/demo-verdict.txt
 vrc=$?
