@@ -58,16 +58,16 @@ static int next_line(char **pos, char **key, char **value)
 	return 1;
 }
 
-/* A whole decimal number, not negative. */
+/* A whole decimal number, not negative; else -jifl_err_format. */
 static int parse_num(const char *s, unsigned long long *v)
 {
 	char *end;
 
 	if (!isdigit((unsigned char)*s))
-		return -1;
+		return -jifl_err_format;
 	errno = 0;
 	*v = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
+	return errno || *end ? -jifl_err_format : 0;
 }
 
 int jifl_proc_read_control(struct jifl_proc_control *c)

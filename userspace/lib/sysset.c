@@ -42,18 +42,18 @@ int jifl_sysset_has(const struct jifl_sysset *set, unsigned int nr)
 	return set->all || (set->bits[nr / 64] >> (nr % 64) & 1);
 }
 
-/* A decimal number below JIFL_SYSSET_MAX, all of @s; -1 if not one. */
+/* A decimal number below JIFL_SYSSET_MAX, all of @s; else -jifl_err_invalid. */
 static int number(const char *s)
 {
 	unsigned long v;
 	char *end;
 
 	if (!isdigit((unsigned char)*s))
-		return -1;
+		return -jifl_err_invalid;
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || *end || v >= JIFL_SYSSET_MAX)
-		return -1;
+		return -jifl_err_invalid;
 	return v;
 }
 
