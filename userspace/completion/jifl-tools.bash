@@ -78,11 +78,17 @@ _jifl_decode()
 	case $prev in
 	-i | --input | -f | --flowjit | --pt | --elf | --raw) _filedir; return ;;
 	--decoder) COMPREPLY=($(compgen -W 'insn block' -- "$cur")); return ;;
+	--pid | --tid | --time) return ;;
+	-F | --fields)
+		# the field being typed, after those before its comma
+		COMPREPLY=($(compgen -P "${cur%"${cur##*,}"}" -W 'comm tid pid time ip
+			sym dso insn' -- "${cur##*,}"))
+		return ;;
 	esac
 	$split && return
 	COMPREPLY=($(compgen -W '--input --flowjit --insn --branches --calls
-		--stats --pt --elf --raw --progress --no-progress --decoder --help
-		--version' -- "$cur"))
+		--stats --pt --elf --raw --progress --no-progress --decoder --pid
+		--tid --time --fields --help --version' -- "$cur"))
 } && complete -F _jifl_decode jifl-decode
 
 _jiflctl()

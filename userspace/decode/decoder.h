@@ -38,7 +38,7 @@ enum jifl_gap_kind {
 struct jifl_gap {
 	enum jifl_gap_kind kind;
 	int code;		/* JIFL_GAP_ERROR: negative pt_error_code */
-	uint32_t tid;
+	uint32_t pid, tid;
 	uint64_t time;		/* perf time, ns (decoder time) */
 	/*
 	 * Where the flow was lost: the instruction that could not be

@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "errcode.h"
+#include "fields.h"
+#include "filter.h"
 #include "printer.h"
 #include "progress.h"
 #include "session.h"
@@ -37,6 +40,12 @@ static const char usage[] =
 "      --no-progress    never show the progress\n"
 "      --decoder KIND   libipt's decoder: insn (instruction flow) or block; default:\n"
 "                       insn for --insn, block otherwise\n"
+"      --pid PID[,PID...]  only these processes' instructions and gaps\n"
+"      --tid TID[,TID...]  only these threads'\n"
+"      --time FROM,TO   only those at times FROM to TO (seconds, as printed; either\n"
+"                       may be empty: --time 1234.5,)\n"
+"  -F, --fields LIST    the columns of --insn, of comm,tid,pid,time,ip,sym,dso,insn\n"
+"                       (perf script -F names; default: time,tid,ip,sym,insn)\n"
 "  -h, --help           this text\n"
 "      --version        the version\n";
 
@@ -56,6 +65,9 @@ struct options {
 	const char *decoder;		/* NULL: by mode */
 	struct mem_file files[MAX_FILES];
 	int nr_files;
+	struct jifl_filter filter;
+	struct jifl_fields fields;
+	int have_fields;
 };
 
 static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
@@ -96,11 +108,48 @@ static int parse_file(struct options *o, char *arg, int elf)
 	return 0;
 }
 
+/* --pid or --tid: "ID[,ID...]". */
+static int parse_ids(struct jifl_id_list *l, const char *opt, const char *id,
+		     const char *arg)
+{
+	int err = jifl_filter_add_ids(l, arg);
+
+	if (err == -jifl_err_nomem)
+		return fail("%s", "out of memory") + 1;
+	if (err)
+		return fail("%s: expected %s[,%s...] (decimal numbers), got '%s'", opt,
+			    id, id, arg) + 1;
+	return 0;
+}
+
+static int parse_time(struct jifl_filter *f, const char *arg)
+{
+	if (jifl_filter_set_time(f, arg))
+		return fail("--time: expected FROM,TO in seconds (1234.5,1240.25; either may "
+			    "be empty), got '%s'", arg) + 1;
+	if (f->from > f->to)
+		return fail("--time: FROM is after TO in '%s'", arg) + 1;
+	return 0;
+}
+
+static int parse_fields(struct options *o, const char *arg)
+{
+	size_t bad;
+
+	if (jifl_fields_parse(&o->fields, arg, &bad))
+		return fail("-F: unknown or repeated field '%.*s' in '%s' (fields: comm,tid,"
+			    "pid,time,ip,sym,dso,insn)", (int)strcspn(arg + bad, ","),
+			    arg + bad, arg) + 1;
+	o->have_fields = 1;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct options *o)
 {
 	enum {
 		OPT_INSN = 256, OPT_BRANCHES, OPT_CALLS, OPT_STATS, OPT_PT, OPT_ELF, OPT_RAW,
-		OPT_PROGRESS, OPT_NO_PROGRESS, OPT_DECODER, OPT_VERSION,
+		OPT_PROGRESS, OPT_NO_PROGRESS, OPT_DECODER, OPT_VERSION, OPT_PID, OPT_TID,
+		OPT_TIME,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -115,13 +164,17 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "decoder", required_argument, NULL, OPT_DECODER },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "fields", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, err;
 
-	while ((c = getopt_long(argc, argv, "i:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:f:F:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'f': o->flowjit = optarg; break;
@@ -136,6 +189,22 @@ static int parse(int argc, char **argv, struct options *o)
 		case OPT_ELF:
 		case OPT_RAW:
 			if (parse_file(o, optarg, c == OPT_ELF))
+				return 2;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			err = parse_ids(c == OPT_PID ? &o->filter.pids : &o->filter.tids,
+					c == OPT_PID ? "--pid" : "--tid",
+					c == OPT_PID ? "PID" : "TID", optarg);
+			if (err)
+				return err;
+			break;
+		case OPT_TIME:
+			if (parse_time(&o->filter, optarg))
+				return 2;
+			break;
+		case 'F':
+			if (parse_fields(o, optarg))
 				return 2;
 			break;
 		case 'h':
@@ -159,6 +228,8 @@ static int parse(int argc, char **argv, struct options *o)
 		return fail("%s", "--elf and --raw are for --pt") + 1;
 	if (o->decoder && strcmp(o->decoder, "insn") && strcmp(o->decoder, "block"))
 		return fail("--decoder: expected insn or block, got '%s'", o->decoder) + 1;
+	if (o->have_fields && o->mode != JIFL_PRINT_INSN)
+		return fail("%s", "-F: the fields are those of --insn") + 1;
 	return 0;
 }
 
@@ -217,7 +288,8 @@ static int open_session(const struct options *o, struct jifl_session **s)
 int main(int argc, char **argv)
 {
 	struct jifl_decode_config cfg = { 0 };
-	struct options o = { .mode = JIFL_PRINT_INSN };
+	struct options o = { .mode = JIFL_PRINT_INSN, .filter = JIFL_FILTER_ALL,
+			     .fields = jifl_fields_default };
 	struct jifl_progress *pg = NULL;
 	struct jifl_session *s = NULL;
 	struct jifl_printer *p;
@@ -225,16 +297,21 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = parse(argc, argv, &o);
-	if (ret)
+	if (!ret && open_session(&o, &s))
+		ret = 1;
+	if (ret) {
+		jifl_filter_free(&o.filter);
 		return ret;
-	if (open_session(&o, &s))
-		return 1;
+	}
 	for (i = 0; i < jifl_session_nr_warnings(s); i++)
 		fprintf(stderr, "jifl-decode: warning: %s\n", jifl_session_warning(s, i));
 	if (jifl_printer_new(&p, stdout, o.mode)) {
 		jifl_session_close(s);
+		jifl_filter_free(&o.filter);
 		return fail("%s", "out of memory");
 	}
+	jifl_printer_set_filter(p, &o.filter);
+	jifl_printer_set_fields(p, &o.fields, s);
 	cfg.ops = jifl_printer_ops(p);
 	cfg.ctx = p;
 	cfg.kind = decoder_kind(&o);
@@ -248,7 +325,9 @@ int main(int argc, char **argv)
 		fail("%s", "out of memory");
 	if (o.stats)
 		jifl_printer_stats(p, stdout);
-	if (!ret && !jifl_printer_insns(p))
+	if (!ret && !jifl_printer_insns(p) && jifl_filter_active(&o.filter))
+		ret = fail("%s", "no instruction of the trace passed --pid, --tid and --time");
+	else if (!ret && !jifl_printer_insns(p))
 		ret = fail("%s", "no instruction could be decoded from the trace");
 	else if (!ret && jifl_printer_errors(p))
 		ret = fprintf(stderr, "jifl-decode: %" PRIu64 " decode errors\n",
@@ -256,6 +335,7 @@ int main(int argc, char **argv)
 	ret = ret || jifl_session_nr_warnings(s) ? 1 : 0;
 	jifl_printer_free(p);
 	jifl_session_close(s);
+	jifl_filter_free(&o.filter);
 	if (fflush(stdout))
 		return fail("%s", "cannot write the output");
 	return ret;

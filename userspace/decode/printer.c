@@ -20,6 +20,9 @@ struct error_kind {
 struct jifl_printer {
 	FILE *out;
 	enum jifl_print_mode mode;
+	const struct jifl_filter *filter;	/* NULL: everything */
+	struct jifl_fields fields;
+	const struct jifl_session *session;	/* for comm and dso */
 	uint64_t insns, jit_insns, errors;
 	struct error_kind kinds[NR_KINDS];
 	struct jifl_gaps *gaps;
@@ -40,6 +43,7 @@ int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode m
 	}
 	p->out = out;
 	p->mode = mode;
+	p->fields = jifl_fields_default;
 	*pp = p;
 	return 0;
 }
@@ -50,6 +54,18 @@ void jifl_printer_free(struct jifl_printer *p)
 		return;
 	jifl_gaps_free(p->gaps);
 	free(p);
+}
+
+void jifl_printer_set_filter(struct jifl_printer *p, const struct jifl_filter *f)
+{
+	p->filter = jifl_filter_active(f) ? f : NULL;
+}
+
+void jifl_printer_set_fields(struct jifl_printer *p, const struct jifl_fields *fields,
+			     const struct jifl_session *s)
+{
+	p->fields = *fields;
+	p->session = s;
 }
 
 void jifl_printer_new_thread(struct jifl_printer *p)
@@ -80,19 +96,65 @@ static void print_where(FILE *out, const struct jifl_decoded_insn *di, uint64_t 
 		fputs("[unknown]", out);
 }
 
-static void print_insn(struct jifl_printer *p, const struct jifl_decoded_insn *di)
+static void print_disasm(FILE *out, const struct pt_insn *insn)
 {
-	const struct pt_insn *insn = di->insn;
 	ZydisDisassembledInstruction z;
 
-	print_time(p->out, di->time);
-	fprintf(p->out, " %6u %16" PRIx64 " ", di->tid, insn->ip);
-	print_where(p->out, di, insn->ip);
 	if (ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, insn->ip,
 					       insn->raw, insn->size, &z)))
-		fprintf(p->out, "\t%s\n", z.text);
+		fputs(z.text, out);
 	else
-		fputs("\t(bad)\n", p->out);
+		fputs("(bad)", out);
+}
+
+static void print_field(struct jifl_printer *p, const struct jifl_decoded_insn *di,
+			enum jifl_field field)
+{
+	const char *dso;
+
+	switch (field) {
+	case JIFL_FIELD_COMM:
+		fprintf(p->out, "%16s", jifl_session_comm(p->session, di->proc->pid, di->tid,
+						    di->time));
+		break;
+	case JIFL_FIELD_TID:
+		fprintf(p->out, "%6u", di->tid);
+		break;
+	case JIFL_FIELD_PID:
+		fprintf(p->out, "%6u", di->proc->pid);
+		break;
+	case JIFL_FIELD_TIME:
+		print_time(p->out, di->time);
+		break;
+	case JIFL_FIELD_IP:
+		fprintf(p->out, "%16" PRIx64, di->insn->ip);
+		break;
+	case JIFL_FIELD_SYM:
+		print_where(p->out, di, di->insn->ip);
+		break;
+	case JIFL_FIELD_DSO:
+		dso = jifl_session_dso(p->session, di->proc->pid, di->insn->ip, di->time);
+		fprintf(p->out, "(%s)", dso ? dso : "[unknown]");
+		break;
+	case JIFL_FIELD_INSN:
+		print_disasm(p->out, di->insn);
+		break;
+	case JIFL_NR_FIELDS:
+		break;
+	}
+}
+
+/* The fields in their order, a space apart; a tab before the disassembly. */
+static void print_insn(struct jifl_printer *p, const struct jifl_decoded_insn *di)
+{
+	size_t i;
+
+	for (i = 0; i < p->fields.n; i++) {
+		if (i)
+			fputc(p->fields.v[i] == JIFL_FIELD_INSN ? '\t' : ' ', p->out);
+		print_field(p, di, p->fields.v[i]);
+	}
+	fputc('\n', p->out);
 }
 
 static int is_call(enum pt_insn_class c)
@@ -135,6 +197,11 @@ static void on_insn(void *ctx, const struct jifl_decoded_insn *di)
 	struct jifl_printer *p = ctx;
 	const struct pt_insn *insn = di->insn;
 
+	if (p->filter && !jifl_filter_match(p->filter, di->proc->pid, di->tid, di->time)) {
+		/* Not a branch target: the source may pass, the target does not. */
+		p->have_prev = 0;
+		return;
+	}
 	p->insns++;
 	p->jit_insns += !!di->jit;
 	switch (p->mode) {
@@ -166,6 +233,8 @@ static void on_gap(void *ctx, const struct jifl_gap *gap)
 
 	/* What went before a gap is no branch source for what follows. */
 	p->have_prev = 0;
+	if (p->filter && !jifl_filter_match(p->filter, gap->pid, gap->tid, gap->time))
+		return;
 	jifl_gaps_add(p->gaps, gap);
 	if (jifl_gap_is_error(gap)) {
 		if (k->count < ERROR_IPS)
@@ -197,7 +266,8 @@ static const struct jifl_decode_ops count_ops = {
 
 const struct jifl_decode_ops *jifl_printer_ops(const struct jifl_printer *p)
 {
-	return p->mode == JIFL_PRINT_NONE ? &count_ops : &listing_ops;
+	/* Counts come without threads or times: a filter needs every instruction. */
+	return p->mode == JIFL_PRINT_NONE && !p->filter ? &count_ops : &listing_ops;
 }
 
 void jifl_printer_stats(const struct jifl_printer *p, FILE *out)

@@ -9,6 +9,9 @@
 #include <stdio.h>
 
 #include "decoder.h"
+#include "fields.h"
+#include "filter.h"
+#include "session.h"
 
 enum jifl_print_mode {
 	JIFL_PRINT_INSN,
@@ -22,6 +25,16 @@ struct jifl_printer;
 /* Returns 0 or -jifl_err_nomem. */
 int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode mode);
 void jifl_printer_free(struct jifl_printer *p);
+
+/*
+ * Print and count only what passes @f (kept by reference; call before
+ * jifl_printer_ops()). A branch passes when its source and its target do.
+ */
+void jifl_printer_set_filter(struct jifl_printer *p, const struct jifl_filter *f);
+
+/* The columns of --insn lines; comm and dso are looked up in @s. */
+void jifl_printer_set_fields(struct jifl_printer *p, const struct jifl_fields *fields,
+			     const struct jifl_session *s);
 
 /*
  * The callbacks to decode with, the printer as context: every

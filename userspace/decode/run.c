@@ -40,6 +40,7 @@ void jifl_run_gap_open(struct jifl_run *r, enum jifl_gap_kind kind, int code, ui
 	memset(g, 0, sizeof(*g));
 	g->kind = kind;
 	g->code = code;
+	g->pid = r->proc->pid;
 	g->tid = r->tid;
 	g->time = run_time(r, r->be->time(r->dec));
 	g->ip = ip;

@@ -378,6 +378,35 @@ int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config 
 	return 0;
 }
 
+const char *jifl_session_comm(const struct jifl_session *s, uint32_t pid, uint32_t tid,
+			      uint64_t time)
+{
+	const char *comm;
+
+	if (!s->perf)
+		return "";
+	comm = jifl_perf_reader_comm(s->perf, tid, time);
+	return *comm ? comm : jifl_perf_reader_comm(s->perf, pid, time);
+}
+
+const char *jifl_session_dso(const struct jifl_session *s, uint32_t pid, uint64_t ip,
+			     uint64_t time)
+{
+	const struct jifl_perf_map *m;
+	const char *name = NULL;
+	size_t i;
+
+	/*
+	 * In file order, i.e. time order: a later mapping replaces an
+	 * earlier one; the first one stands for the time before it.
+	 */
+	for (i = 0; s->perf && (m = jifl_perf_reader_map(s->perf, i)); i++)
+		if (m->m.pid == pid && ip >= m->m.addr && ip - m->m.addr < m->m.len &&
+		    (!name || m->time <= time))
+			name = m->m.filename;
+	return name;
+}
+
 void jifl_session_close(struct jifl_session *s)
 {
 	size_t i;

@@ -49,6 +49,22 @@ int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config 
 /* Bytes of trace data in the session. */
 size_t jifl_session_trace_size(const struct jifl_session *s);
 
+/*
+ * The command name of thread @tid of process @pid at perf time @time: the
+ * thread's COMM record, else its process's (a new thread inherits it);
+ * "" if unknown.
+ */
+const char *jifl_session_comm(const struct jifl_session *s, uint32_t pid, uint32_t tid,
+			      uint64_t time);
+
+/*
+ * The file mapped at @ip in process @pid at perf time @time, as its
+ * MMAP2 record names it ("//anon" for anonymous memory); NULL if none
+ * (and in raw mode).
+ */
+const char *jifl_session_dso(const struct jifl_session *s, uint32_t pid, uint64_t ip,
+			     uint64_t time);
+
 void jifl_session_close(struct jifl_session *s);
 
 #endif /* JIFL_DECODE_SESSION_H */
