@@ -87,7 +87,7 @@ fi
 [ $shell = 1 ] && kargs="$kargs jiflshell=1"
 
 # A known TSC frequency: the guest skips PIT calibration, which under TCG
-# takes about 7 s and sometimes never ends (the boot stalls).
+# often fails on the slow KASAN kernel and then takes about 7 s more.
 tsc_khz=${JIFL_TSC_KHZ:-}
 if [ -z "$tsc_khz" ]; then
 	helper=$top/build/tsc-khz
@@ -111,7 +111,7 @@ qemu=(qemu-system-x86_64 -accel "${QEMU_ACCEL:-tcg}" -cpu "$cpu" -smp "${QEMU_SM
 [ -n "${QEMU_EXTRA:-}" ] && qemu+=(${QEMU_EXTRA})
 
 if [ $shell = 1 ]; then
-	exec "${qemu[@]}"
+	exec "${qemu[@]}" -monitor none
 fi
 
 # The monitor, on a private socket: a stuck guest's vCPU registers go
@@ -207,4 +207,5 @@ done
 [ "$attempt" -gt 1 ] &&
 	echo "qemu-run: $((attempt - 1)) stalled boot(s) before this one: ${log#$top/}.stall*" >> "$log"
 echo "qemu-run: guest ran ${secs}s, qemu exit $qrc, log ${log#$top/}"
+rm -rf "$mondir"
 exec "$top/scripts/guest-verdict.sh" "$log"
