@@ -168,11 +168,15 @@ run_once() {
 		sleep 1
 		now=$(date +%s)
 		new=$(stat -c %s "$log" 2>/dev/null || echo 0)
-		limit=$silence_s
-		[ "$(phase)" = boot ] && [ "$boot_silence_s" -lt "$limit" ] && limit=$boot_silence_s
 		if [ "$new" != "$size" ]; then
 			size=$new last=$now
-		elif [ $((now - last)) -ge "$limit" ]; then
+			continue
+		fi
+		# Read the phase only once the console has been silent a while.
+		limit=$silence_s
+		[ $((now - last)) -ge "$boot_silence_s" ] && [ "$(phase)" = boot ] &&
+			[ "$boot_silence_s" -lt "$limit" ] && limit=$boot_silence_s
+		if [ $((now - last)) -ge "$limit" ]; then
 			stalled=$(phase)
 			regs=$(monitor_dump || true)
 			kill "$qpid" 2>/dev/null
