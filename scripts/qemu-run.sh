@@ -24,7 +24,9 @@
 #   --shell    interactive shell on the console (no timeout, no verdict)
 #
 # Environment: QEMU_MEM (default 1G), QEMU_CPU (default max,la57=off),
-# QEMU_SMP (default 2), QEMU_ACCEL (default tcg), QEMU_EXTRA (more options),
+# QEMU_SMP (vCPUs, default 2: a plain number N becomes N sockets of one
+# CPU, so that all N are online), QEMU_ACCEL (default tcg,thread=single),
+# QEMU_EXTRA (more options),
 # JIFL_TSC_KHZ (the guest's TSC frequency, passed as tsc_early_khz=;
 # default: the host's, measured by scripts/tsc-khz.c, which is the
 # guest's under TCG; 0: let the guest calibrate against the PIT, which
@@ -103,7 +105,24 @@ fi
 [ "$tsc_khz" != 0 ] && kargs="$kargs tsc_early_khz=$tsc_khz tsc=reliable"
 [ -n "$append" ] && kargs="$kargs $append"
 
-qemu=(qemu-system-x86_64 -accel "${QEMU_ACCEL:-tcg}" -cpu "$cpu" -smp "${QEMU_SMP:-2}" -m "$mem"
+# vCPUs: the test kernel has no ACPI and finds CPUs in SeaBIOS's MP
+# table, which lists one CPU per package; QEMU's default topology makes
+# the vCPUs cores of one package, and only one would come online. The
+# guest checks that jiflcpus= CPUs are online (kernel_version test).
+smp=${QEMU_SMP:-2}
+case "$smp" in
+*[!0-9]*) ;;
+*) kargs="$kargs jiflcpus=$smp"; smp="$smp,sockets=$smp,cores=1,threads=1" ;;
+esac
+# One host thread runs every vCPU in turn (round-robin TCG). With one
+# thread per vCPU (MTTCG), QEMU 7.2 can keep a stale translation of code
+# that another vCPU rewrites: a CPU that hit a text_poke_bp() int3 keeps
+# executing the int3 after the byte is restored (found with JIFL, whose
+# late links and return predictions are text_poke_bp() writes), and the
+# kprobe handler sends it back there forever.
+accel=${QEMU_ACCEL:-tcg,thread=single}
+
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 	-kernel "$kernel" -initrd "$initrd" -append "$kargs"
 	-display none -no-reboot -serial stdio
 	-virtfs "local,path=$share,mount_tag=jifl,security_model=none,id=jifl")

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The guest booted the patched kernel: -jifl localversion and the
- * series' Kconfig options in /proc/config.gz.
+ * series' Kconfig options in /proc/config.gz; and every vCPU that QEMU
+ * was given is online, so that the other tests run on SMP.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "guest_harness.h"
 
@@ -69,6 +72,32 @@ TEST(config_has_distro_codegen)
 		TH_LOG("%s", opts[i]);
 		EXPECT_EQ(1, config_has(opts[i]));
 	}
+}
+
+/* jiflcpus= on the kernel command line: the vCPUs QEMU was given. */
+static long cmdline_cpus(void)
+{
+	char buf[4096], *p;
+	FILE *f = fopen("/proc/cmdline", "r");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strstr(buf, "jiflcpus=");
+	return p ? strtol(p + strlen("jiflcpus="), NULL, 10) : 0;
+}
+
+TEST(every_vcpu_online)
+{
+	long want = cmdline_cpus();
+
+	ASSERT_LE(0, want);
+	if (!want)
+		SKIP(return, "no jiflcpus= on the command line");
+	EXPECT_EQ(want, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 TEST_HARNESS_MAIN
