@@ -154,6 +154,21 @@ struct jifl_perf_itrace_start_event {
 	uint32_t pid, tid;
 };
 
+/*
+ * An entry of the BUILD_ID feature (perf's perf_record_header_build_id):
+ * followed by the DSO's name, '\0'-padded to JIFL_PERF_NAME_ALIGN bytes.
+ * @size is valid where header.misc has JIFL_PERF_MISC_BUILD_ID_SIZE;
+ * older files have 20-byte IDs only.
+ */
+struct jifl_perf_build_id_event {
+	struct perf_event_header header;
+	int32_t pid;			/* the machine: -1 for the host */
+	uint8_t data[20];
+	uint8_t size;
+	uint8_t reserved[3];
+	char filename[];
+};
+
 /* An MMAP2 record in memory (what the writer is given, the reader returns). */
 struct jifl_perf_mmap2 {
 	uint32_t pid, tid;

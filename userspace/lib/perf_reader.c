@@ -37,6 +37,8 @@ struct jifl_perf_reader {
 	size_t nr_bufs;
 	struct jifl_perf_queue *queues;
 	size_t nr_queues;
+	struct jifl_perf_build_id *bids;
+	size_t nr_bids;
 	uint64_t bad_offset;
 };
 
@@ -342,6 +344,62 @@ static int read_data(struct jifl_perf_reader *r, const struct jifl_perf_file_hea
 	return 0;
 }
 
+/*
+ * The section of feature @bit: the sections follow the data, one for
+ * each feature bit set, in bit order. Returns 1 and *@sec, 0 when the
+ * file has none (perf writes them last: an unfinished file has none).
+ */
+static int feature_section(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h,
+			   int bit, struct jifl_perf_section *sec)
+{
+	uint64_t off = h->data.offset + h->data.size;
+	int i;
+
+	if (!h->data.size || !(h->features[bit / 64] & (1ULL << (bit % 64))))
+		return 0;
+	for (i = 0; i < bit; i++)
+		if (h->features[i / 64] & (1ULL << (i % 64)))
+			off += sizeof(*sec);
+	if (off > r->map_size || r->map_size - off < sizeof(*sec))
+		return bad(r, off, -jifl_err_truncated);
+	memcpy(sec, r->map + off, sizeof(*sec));
+	if (sec->offset > r->map_size || sec->size > r->map_size - sec->offset)
+		return bad(r, off, -jifl_err_truncated);
+	return 1;
+}
+
+static int read_build_ids(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h)
+{
+	struct jifl_perf_build_id_event e;
+	struct jifl_perf_section sec;
+	struct jifl_perf_build_id *b;
+	uint64_t off, end;
+	int ret;
+
+	ret = feature_section(r, h, JIFL_PERF_FEAT_BUILD_ID, &sec);
+	if (ret <= 0)
+		return ret;
+	for (off = sec.offset, end = sec.offset + sec.size; off < end; off += e.header.size) {
+		if (end - off < sizeof(e))
+			return bad(r, off, -jifl_err_format);
+		memcpy(&e, r->map + off, sizeof(e));
+		if (e.header.size <= sizeof(e) || e.header.size > end - off ||
+		    !memchr(r->map + off + sizeof(e), 0, e.header.size - sizeof(e)))
+			return bad(r, off, -jifl_err_format);
+		b = array_push(&r->bids, &r->nr_bids, sizeof(*b));
+		if (!b)
+			return -jifl_err_nomem;
+		b->filename = (const char *)r->map + off + sizeof(e);
+		b->pid = e.pid;
+		b->cpumode = e.header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		b->size = e.header.misc & JIFL_PERF_MISC_BUILD_ID_SIZE ? e.size : sizeof(e.data);
+		if (!b->size || b->size > sizeof(e.data))
+			return bad(r, off, -jifl_err_format);
+		memcpy(b->id, e.data, b->size);
+	}
+	return 0;
+}
+
 static int buf_cmp(const void *a, const void *b)
 {
 	const struct aux_buffer *x = a, *y = b;
@@ -418,6 +476,8 @@ static int read_file(struct jifl_perf_reader *r)
 	err = read_attrs(r, h);
 	if (!err)
 		err = read_data(r, h);
+	if (!err)
+		err = read_build_ids(r, h);
 	if (err)
 		return err;
 	if (!r->have_auxtrace_info)
@@ -494,6 +554,17 @@ const struct jifl_perf_task *jifl_perf_reader_task(const struct jifl_perf_reader
 	return i < r->nr_tasks ? &r->tasks[i] : NULL;
 }
 
+size_t jifl_perf_reader_nr_build_ids(const struct jifl_perf_reader *r)
+{
+	return r->nr_bids;
+}
+
+const struct jifl_perf_build_id *jifl_perf_reader_build_id(const struct jifl_perf_reader *r,
+							   size_t i)
+{
+	return i < r->nr_bids ? &r->bids[i] : NULL;
+}
+
 size_t jifl_perf_reader_nr_queues(const struct jifl_perf_reader *r)
 {
 	return r->nr_queues;
@@ -536,6 +607,7 @@ void jifl_perf_reader_close(struct jifl_perf_reader *r)
 	free(r->bufs);
 	free(r->tasks);
 	free(r->maps);
+	free(r->bids);
 	if (r->map)
 		munmap((void *)r->map, r->map_size);
 	free(r);

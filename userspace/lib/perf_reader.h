@@ -3,8 +3,9 @@
  * Read a perf.data file of an Intel PT session ("perf record -e
  * intel_pt//u", or jifl-swtrace): the header and attributes, the side-band
  * records a decoder needs (MMAP2, COMM, FORK/EXIT, ITRACE_START,
- * AUXTRACE_INFO, TIME_CONV) and the trace itself, gathered into one
- * buffer per AUXTRACE queue (per thread in per-thread mode).
+ * AUXTRACE_INFO, TIME_CONV), the build IDs of the BUILD_ID feature, and
+ * the trace itself, gathered into one buffer per AUXTRACE queue (per
+ * thread in per-thread mode).
  *
  * Every size and offset is checked against the file: a truncated or
  * corrupted file gives an error and a byte offset, never a bad read. A
@@ -53,6 +54,15 @@ struct jifl_perf_task {
 	uint64_t time;
 };
 
+/* A BUILD_ID feature entry: the build ID perf recorded for a DSO. */
+struct jifl_perf_build_id {
+	const char *filename;		/* points into the file; "[vdso]" for the vDSO */
+	int32_t pid;			/* the machine: -1 for the host */
+	uint16_t cpumode;		/* PERF_RECORD_MISC_USER, _KERNEL, ... */
+	uint8_t size;
+	uint8_t id[20];
+};
+
 /* One AUXTRACE queue: its buffers joined in offset order. */
 struct jifl_perf_queue {
 	uint32_t idx;
@@ -85,6 +95,10 @@ const struct jifl_perf_map *jifl_perf_reader_map(const struct jifl_perf_reader *
 size_t jifl_perf_reader_nr_tasks(const struct jifl_perf_reader *r);
 const struct jifl_perf_task *jifl_perf_reader_task(const struct jifl_perf_reader *r,
 						   size_t i);
+
+size_t jifl_perf_reader_nr_build_ids(const struct jifl_perf_reader *r);
+const struct jifl_perf_build_id *jifl_perf_reader_build_id(const struct jifl_perf_reader *r,
+							   size_t i);
 
 size_t jifl_perf_reader_nr_queues(const struct jifl_perf_reader *r);
 const struct jifl_perf_queue *jifl_perf_reader_queue(const struct jifl_perf_reader *r,

@@ -485,16 +485,10 @@ static int writer_put_string(struct jifl_perf_writer *w, const char *s)
 	return err;
 }
 
-/* struct perf_record_header_build_id, then the padded file name. */
+/* struct jifl_perf_build_id_event, then the padded file name. */
 static int feat_build_id(struct jifl_perf_writer *w)
 {
-	struct {
-		struct perf_event_header header;
-		int32_t pid;
-		uint8_t data[20];
-		uint8_t size;
-		uint8_t reserved[3];
-	} b;
+	struct jifl_perf_build_id_event b;
 	size_t i, len;
 	int err = 0;
 
