@@ -29,14 +29,16 @@ _jifl_swtrace()
 
 	case $prev in
 	-o | --output | -t | --truth) _filedir; return ;;
+	--buildid-dir) _filedir -d; return ;;
 	-p | --pid) _pids; return ;;
 	--psb-period | --tsc-every | --pmu-type) return ;;
 	esac
 	$split && return
-	_jifl_command 1 '-o|--output|-t|--truth|-p|--pid|--psb-period|--tsc-every|--pmu-type' &&
+	_jifl_command 1 '-o|--output|-t|--truth|-p|--pid|--psb-period|--tsc-every|--pmu-type|--buildid-dir' &&
 		return
 	COMPREPLY=($(compgen -W '--output --truth --pid --psb-period --tsc-every
-		--pmu-type --ret-compression --no-pin --quiet --help --version' -- "$cur"))
+		--pmu-type --ret-compression --no-pin --buildid-dir --no-buildid-cache
+		--quiet --help --version' -- "$cur"))
 } && complete -F _jifl_swtrace jifl-swtrace
 
 _flowjit()

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "buildid_cache.h"
 #include "errcode.h"
 #include "recorder.h"
 #include "tracer.h"
@@ -39,6 +40,9 @@ static void usage(FILE *f)
 		"      --ret-compression  returns to the matching call site as TNT bits\n"
 		"                         (default: noretcomp, a TIP for every return)\n"
 		"      --no-pin           do not keep COMMAND on the recorder's CPU\n"
+		"      --buildid-dir DIR  perf's build-id cache, where the vDSO is kept\n"
+		"                         (default: $PERF_BUILDID_DIR, else ~/.debug)\n"
+		"  -N, --no-buildid-cache do not keep the vDSO in the build-id cache\n"
 		"  -q, --quiet            no summary on stderr\n"
 		"  -h, --help             this text\n"
 		"      --version          the version\n");
@@ -126,6 +130,10 @@ static int report(const struct jifl_tracer_result *res,
 			(unsigned long long)res->steps,
 			(unsigned long long)r->leaves,
 			(unsigned long long)r->bytes);
+	if (r->vdso_err)
+		fprintf(stderr, PROG ": warning: the vDSO is not in the build-id cache '%s': %s; perf script and jifl-decode cannot decode its code\n",
+			r->opts.buildid_dir, r->vdso_err == -jifl_err_io ?
+			strerror(r->vdso_errno) : jifl_strerror(r->vdso_err));
 	if (res->faults_missed && !quiet)
 		fprintf(stderr, PROG ": warning: no page-fault counter (perf_event_open): faults are not in the trace\n");
 	if (WIFSIGNALED(st)) {
@@ -145,8 +153,10 @@ int main(int argc, char *argv[])
 		{ "psb-period", required_argument, NULL, 'P' },
 		{ "tsc-every", required_argument, NULL, 'T' },
 		{ "pmu-type", required_argument, NULL, 'M' },
-		{ "no-pin", no_argument, NULL, 'N' },
+		{ "no-pin", no_argument, NULL, 'n' + 256 },
 		{ "ret-compression", no_argument, NULL, 'R' },
+		{ "buildid-dir", required_argument, NULL, 'B' },
+		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -159,13 +169,15 @@ int main(int argc, char *argv[])
 	};
 	struct jifl_tracer_result res;
 	struct jifl_recorder r;
-	bool quiet = false, pin = true;
+	bool quiet = false, pin = true, cache = true;
+	const char *buildid_dir = NULL;
+	char cache_dir[4096];
 	pid_t pid = 0, child = 0;
 	char pid_name[16], *pid_argv[2] = { NULL, NULL };
 	uint64_t v;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "+o:t:p:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:t:p:qhN", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			opts.output = optarg;
@@ -191,11 +203,17 @@ int main(int argc, char *argv[])
 				return 2;
 			opts.pmu_type = v;
 			break;
-		case 'N':
+		case 'n' + 256:
 			pin = false;
 			break;
 		case 'R':
 			opts.ret_compression = true;
+			break;
+		case 'B':
+			buildid_dir = optarg;
+			break;
+		case 'N':
+			cache = false;
 			break;
 		case 'q':
 			quiet = true;
@@ -220,6 +238,12 @@ int main(int argc, char *argv[])
 		fprintf(stderr, PROG ": -p and a command exclude each other\n");
 		return 2;
 	}
+
+	if (cache && jifl_buildid_cache_dir(buildid_dir, cache_dir, sizeof(cache_dir))) {
+		fprintf(stderr, PROG ": --buildid-dir: the path is too long\n");
+		return 2;
+	}
+	opts.buildid_dir = cache ? cache_dir : NULL;
 
 	/* The program first: no file is touched if it cannot run. */
 	if (!pid) {

@@ -10,6 +10,7 @@
 #include "errcode.h"
 #include "perf_data.h"
 #include "recorder.h"
+#include "vdso.h"
 
 #define PT_BUF_SIZE	(256 * 1024)
 
@@ -114,6 +115,16 @@ static int recorder_new_map(void *ctx, const struct jifl_perf_mmap2 *m)
 		n = jifl_build_id_read(m->filename, id);
 		if (n > 0 && jifl_perf_writer_build_id(r->writer, m->filename, id, n))
 			return -jifl_err_nomem;
+	}
+	/* A vDSO that cannot be kept costs its code only: the trace goes on. */
+	if (!strcmp(m->filename, JIFL_VDSO_NAME)) {
+		n = jifl_vdso_record(r->writer, r->opts.buildid_dir, r->pid, m);
+		if (n == -jifl_err_nomem)
+			return n;
+		if (n && !r->vdso_err) {
+			r->vdso_err = n;
+			r->vdso_errno = errno;
+		}
 	}
 	return jifl_perf_writer_mmap2(r->writer, m, jifl_tsc_read());
 }

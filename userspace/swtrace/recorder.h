@@ -24,6 +24,7 @@ struct jifl_recorder_opts {
 	uint64_t tsc_every;	/* TSC ticks before a new TSC packet is due */
 	uint32_t pmu_type;	/* intel_pt PMU type to record */
 	bool ret_compression;	/* compress returns to TNT bits (no noretcomp) */
+	const char *buildid_dir;	/* perf's build-id cache, or NULL: none */
 };
 
 struct jifl_recorder;
@@ -50,6 +51,8 @@ struct jifl_recorder {
 	uint64_t leaves;	/* asynchronous exits (faults, signals) */
 	uint64_t bytes;		/* bytes of packets */
 	const char *bad_path;	/* the file jifl_recorder_open() could not create */
+	/* The first failure to keep the vDSO (lib/buildid_cache.h), and errno. */
+	int vdso_err, vdso_errno;
 };
 
 /*
