@@ -28,6 +28,8 @@ static const char usage[] =
 "\n"
 "  -i, --input FILE     perf.data with an Intel PT trace (perf record -e intel_pt//u)\n"
 "  -f, --flowjit FILE   FlowJIT data of the same run: code of JIT pages, by time\n"
+"      --buildid-dir DIR perf's build-id cache, where the vDSO's code is found\n"
+"                       (default: $PERF_BUILDID_DIR, else ~/.debug)\n"
 "      --insn           print every instruction (default)\n"
 "      --branches       print every taken branch\n"
 "      --calls          print calls and returns\n"
@@ -58,7 +60,7 @@ struct mem_file {
 enum progress { PROGRESS_AUTO, PROGRESS_ON, PROGRESS_OFF };
 
 struct options {
-	const char *input, *flowjit, *pt;
+	const char *input, *flowjit, *pt, *buildid_dir;
 	enum jifl_print_mode mode;
 	int stats;
 	enum progress progress;
@@ -149,11 +151,12 @@ static int parse(int argc, char **argv, struct options *o)
 	enum {
 		OPT_INSN = 256, OPT_BRANCHES, OPT_CALLS, OPT_STATS, OPT_PT, OPT_ELF, OPT_RAW,
 		OPT_PROGRESS, OPT_NO_PROGRESS, OPT_DECODER, OPT_VERSION, OPT_PID, OPT_TID,
-		OPT_TIME,
+		OPT_TIME, OPT_BUILDID_DIR,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "flowjit", required_argument, NULL, 'f' },
+		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 		{ "insn", no_argument, NULL, OPT_INSN },
 		{ "branches", no_argument, NULL, OPT_BRANCHES },
 		{ "calls", no_argument, NULL, OPT_CALLS },
@@ -178,6 +181,7 @@ static int parse(int argc, char **argv, struct options *o)
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'f': o->flowjit = optarg; break;
+		case OPT_BUILDID_DIR: o->buildid_dir = optarg; break;
 		case OPT_INSN: o->mode = JIFL_PRINT_INSN; break;
 		case OPT_BRANCHES: o->mode = JIFL_PRINT_BRANCHES; break;
 		case OPT_CALLS: o->mode = JIFL_PRINT_CALLS; break;
@@ -271,7 +275,8 @@ static int open_session(const struct options *o, struct jifl_session **s)
 	int i, err;
 
 	if (o->input)
-		err = jifl_session_open(s, o->input, o->flowjit, msg, sizeof(msg));
+		err = jifl_session_open(s, o->input, o->flowjit, o->buildid_dir, msg,
+					sizeof(msg));
 	else
 		err = jifl_session_open_raw(s, o->pt, msg, sizeof(msg));
 	for (i = 0; !err && i < o->nr_files; i++)

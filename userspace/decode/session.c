@@ -8,9 +8,11 @@
 #include <sys/stat.h>
 
 #include "errcode.h"
+#include "buildid_cache.h"
 #include "fjreader.h"
 #include "rawmem.h"
 #include "session.h"
+#include "vdso.h"
 
 /* FlowJIT and perf times come from the same TSC; allow for rounding only. */
 #define TIME_SLACK_NS	1000000
@@ -24,6 +26,9 @@ struct jifl_session {
 	uint8_t *raw_pt;			/* raw mode trace */
 	size_t raw_size;
 	struct jifl_rawmem *rawmem;		/* raw mode memory */
+	char buildid_dir[4096];			/* perf's build-id cache */
+	struct jifl_vdso vdso;			/* the vDSO's image */
+	int vdso_looked;			/* for it, once */
 	char **warnings;
 	size_t nr_warnings;
 };
@@ -86,6 +91,22 @@ static int new_proc(struct jifl_session *s, uint32_t pid, struct jifl_process **
 	return 0;
 }
 
+/* The vDSO's code at @m in @p, from the image found the first time. */
+static int add_vdso(struct jifl_session *s, struct jifl_process *p,
+		    const struct jifl_perf_mmap2 *m)
+{
+	char msg[1024];
+
+	if (!s->vdso_looked) {
+		s->vdso_looked = 1;
+		if (jifl_vdso_find(&s->vdso, s->perf, s->buildid_dir, msg, sizeof(msg)))
+			warn(s, "%s", msg);
+	}
+	if (!s->vdso.path[0])
+		return 0;
+	return jifl_process_add_file(p, s->isc, s->vdso.path, 0, m->len, m->addr);
+}
+
 /* A process for every traced pid, with the code its MMAP2 records name. */
 static int make_procs(struct jifl_session *s)
 {
@@ -107,7 +128,10 @@ static int make_procs(struct jifl_session *s)
 		p = find_proc(s, m->m.pid);
 		if (!p)
 			continue;
-		err = jifl_process_add_map(p, s->isc, &m->m);
+		if (!strcmp(m->m.filename, "[vdso]"))
+			err = add_vdso(s, p, &m->m);
+		else
+			err = jifl_process_add_map(p, s->isc, &m->m);
 		if (err == -jifl_err_nomem)
 			return err;
 		if (err < 0)
@@ -217,7 +241,7 @@ static void warn_unfinished(struct jifl_session *s, const char *path)
 }
 
 int jifl_session_open(struct jifl_session **sp, const char *perf_path,
-		      const char *fj_path, char *msg, size_t len)
+		      const char *fj_path, const char *buildid_dir, char *msg, size_t len)
 {
 	struct jifl_session *s;
 	uint64_t off = 0;
@@ -226,6 +250,12 @@ int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 	err = session_new(&s);
 	if (err) {
 		say(msg, len, "%s", jifl_strerror(err));
+		return err;
+	}
+	err = jifl_buildid_cache_dir(buildid_dir, s->buildid_dir, sizeof(s->buildid_dir));
+	if (err) {
+		say(msg, len, "--buildid-dir: the path is too long");
+		jifl_session_close(s);
 		return err;
 	}
 	err = jifl_perf_reader_open(&s->perf, perf_path, &off);
@@ -424,5 +454,6 @@ void jifl_session_close(struct jifl_session *s)
 	free(s->warnings);
 	free(s->raw_pt);
 	jifl_rawmem_free(s->rawmem);
+	jifl_vdso_fini(&s->vdso);
 	free(s);
 }

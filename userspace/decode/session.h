@@ -15,11 +15,13 @@ struct jifl_session;
 
 /*
  * Open @perf_path and, unless NULL, @fj_path; check that they belong to
- * the same run. Returns 0, or a negative jifl_error_code with a message
- * in @msg (it names the file and, for format errors, the offset).
+ * the same run. The vDSO's image comes from perf's build-id cache
+ * @buildid_dir (NULL: $PERF_BUILDID_DIR, else ~/.debug). Returns 0, or a
+ * negative jifl_error_code with a message in @msg (it names the file
+ * and, for format errors, the offset).
  */
 int jifl_session_open(struct jifl_session **sp, const char *perf_path,
-		      const char *fj_path, char *msg, size_t len);
+		      const char *fj_path, const char *buildid_dir, char *msg, size_t len);
 
 /* Raw mode: a PT file without perf.data, memory from files given later. */
 int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
