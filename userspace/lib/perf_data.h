@@ -87,9 +87,12 @@ enum jifl_intel_pt_info {
 
 /* intel_pt PMU config bits (its sysfs "format" directory). */
 #define JIFL_INTEL_PT_CFG_PT		(1ULL << 0)
+#define JIFL_INTEL_PT_CFG_CYC		(1ULL << 1)
+#define JIFL_INTEL_PT_CFG_MTC		(1ULL << 9)
 #define JIFL_INTEL_PT_CFG_TSC		(1ULL << 10)
 #define JIFL_INTEL_PT_CFG_NORETCOMP	(1ULL << 11)
 #define JIFL_INTEL_PT_CFG_BRANCH	(1ULL << 13)
+#define JIFL_INTEL_PT_CFG_MTC_PERIOD	(0xfULL << 14)	/* IA32_RTIT_CTL.MTCFreq */
 #define JIFL_INTEL_PT_CFG_PSB_SHIFT	24
 
 struct jifl_perf_auxtrace_info {

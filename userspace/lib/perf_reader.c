@@ -204,17 +204,31 @@ static int read_task(struct jifl_perf_reader *r, const struct perf_event_header 
 	return 0;
 }
 
+/* The size of an AUXTRACE_INFO record that has priv[@field]. */
+static size_t need_info(enum jifl_intel_pt_info field)
+{
+	return offsetof(struct jifl_perf_auxtrace_info, priv) + (field + 1) * sizeof(uint64_t);
+}
+
 static int read_auxtrace_info(struct jifl_perf_reader *r,
 			      const struct perf_event_header *h, uint64_t off)
 {
 	const struct jifl_perf_auxtrace_info *e = (const void *)h;
-	size_t need = offsetof(struct jifl_perf_auxtrace_info, priv) +
-		      (JIFL_INTEL_PT_TIME_ZERO + 1) * sizeof(uint64_t);
+	size_t need = need_info(JIFL_INTEL_PT_TIME_ZERO);
 
 	if (h->size < need || e->type != JIFL_PERF_AUXTRACE_INTEL_PT)
 		return bad(r, off, h->size < need ? -jifl_err_format : -jifl_err_nosupp);
 	r->have_auxtrace_info = 1;
 	r->info.pt_pmu_type = e->priv[JIFL_INTEL_PT_PMU_TYPE];
+	/* Older perf wrote fewer fields: perf reads MTC's with CYC_BIT. */
+	if (h->size >= need_info(JIFL_INTEL_PT_CYC_BIT)) {
+		r->info.mtc_bit = e->priv[JIFL_INTEL_PT_MTC_BIT];
+		r->info.mtc_freq_bits = e->priv[JIFL_INTEL_PT_MTC_FREQ_BITS];
+		r->info.tsc_ctc_n = e->priv[JIFL_INTEL_PT_TSC_CTC_N];
+		r->info.tsc_ctc_d = e->priv[JIFL_INTEL_PT_TSC_CTC_D];
+	}
+	if (h->size >= need_info(JIFL_INTEL_PT_MAX_NONTURBO_RATIO))
+		r->info.max_nonturbo_ratio = e->priv[JIFL_INTEL_PT_MAX_NONTURBO_RATIO];
 	if (!r->info.have_time_conv) {
 		r->info.tc.time_shift = e->priv[JIFL_INTEL_PT_TIME_SHIFT];
 		r->info.tc.time_mult = e->priv[JIFL_INTEL_PT_TIME_MULT];
@@ -461,6 +475,25 @@ static int make_queues(struct jifl_perf_reader *r)
 	return 0;
 }
 
+/* The CPUID feature: a u32 length and a '\0'-padded string. */
+static int read_cpuid(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h)
+{
+	struct jifl_perf_section sec;
+	uint32_t len;
+	int ret;
+
+	ret = feature_section(r, h, JIFL_PERF_FEAT_CPUID, &sec);
+	if (ret <= 0)
+		return ret;
+	if (sec.size < sizeof(len))
+		return bad(r, sec.offset, -jifl_err_format);
+	memcpy(&len, r->map + sec.offset, sizeof(len));
+	if (len > sec.size - sizeof(len) || !memchr(r->map + sec.offset + sizeof(len), 0, len))
+		return bad(r, sec.offset, -jifl_err_format);
+	r->info.cpuid = (const char *)r->map + sec.offset + sizeof(len);
+	return 0;
+}
+
 static int read_file(struct jifl_perf_reader *r)
 {
 	const struct jifl_perf_file_header *h = (const void *)r->map;
@@ -476,6 +509,8 @@ static int read_file(struct jifl_perf_reader *r)
 	err = read_attrs(r, h);
 	if (!err)
 		err = read_data(r, h);
+	if (!err)
+		err = read_cpuid(r, h);
 	if (!err)
 		err = read_build_ids(r, h);
 	if (err)

@@ -27,6 +27,18 @@ struct jifl_perf_reader;
 struct jifl_perf_info {
 	uint64_t pt_config;		/* intel_pt attr.config */
 	uint32_t pt_pmu_type;
+	/*
+	 * AUXTRACE_INFO's timing fields, 0 where the recorder did not write
+	 * them: the attr.config masks of MTC and of its period
+	 * (IA32_RTIT_CTL.MTCFreq), CPUID leaf 0x15 (TSC/CTC ratio
+	 * @tsc_ctc_n / @tsc_ctc_d: EBX / EAX) and MSR_PLATFORM_INFO's
+	 * maximum non-turbo ratio (libipt's nominal frequency).
+	 */
+	uint64_t mtc_bit, mtc_freq_bits;
+	uint32_t tsc_ctc_n, tsc_ctc_d;
+	uint32_t max_nonturbo_ratio;
+	/* The CPUID header feature ("GenuineIntel,6,142,10"); NULL: none. */
+	const char *cpuid;
 	struct jifl_tsc_conv tc;	/* TSC -> perf time */
 	int have_time_conv;
 	/*

@@ -9,7 +9,6 @@
  * whose size says what is missing) and again at close with the data and
  * feature sizes.
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -21,6 +20,7 @@
 
 #include "build_id.h"
 #include "errcode.h"
+#include "perf_cpuid.h"
 #include "perf_data.h"
 #include "perf_writer.h"
 
@@ -213,7 +213,13 @@ static int writer_put_auxtrace_info(struct jifl_perf_writer *w)
 	info.priv[JIFL_INTEL_PT_CAP_USER_TIME_ZERO] = 1;
 	info.priv[JIFL_INTEL_PT_TSC_BIT] = JIFL_INTEL_PT_CFG_TSC;
 	info.priv[JIFL_INTEL_PT_NORETCOMP_BIT] = JIFL_INTEL_PT_CFG_NORETCOMP;
-	/* Per-thread buffers, no MTC/CYC, no address filter. */
+	info.priv[JIFL_INTEL_PT_MTC_BIT] = JIFL_INTEL_PT_CFG_MTC;
+	info.priv[JIFL_INTEL_PT_MTC_FREQ_BITS] = JIFL_INTEL_PT_CFG_MTC_PERIOD;
+	info.priv[JIFL_INTEL_PT_TSC_CTC_N] = w->cfg.tsc_ctc_n;
+	info.priv[JIFL_INTEL_PT_TSC_CTC_D] = w->cfg.tsc_ctc_d;
+	info.priv[JIFL_INTEL_PT_CYC_BIT] = JIFL_INTEL_PT_CFG_CYC;
+	info.priv[JIFL_INTEL_PT_MAX_NONTURBO_RATIO] = w->cfg.max_nonturbo_ratio;
+	/* Per-thread buffers, no address filter. */
 	return writer_put(w, &info, sizeof(info));
 }
 
@@ -538,25 +544,16 @@ static int feat_nrcpus(struct jifl_perf_writer *w)
 	return writer_put(w, nr, sizeof(nr));
 }
 
-/* "vendor,family,model,stepping" as perf's x86 get_cpuid() writes it. */
+/* "vendor,family,model,stepping", as perf's x86 get_cpuid() writes it. */
 static int feat_cpuid(struct jifl_perf_writer *w)
 {
-	unsigned int a, b, c, d, family, model;
-	char vendor[13], buf[64];
+	struct jifl_perf_cpuid id;
+	char buf[64];
 
-	__cpuid(0, a, b, c, d);
-	memcpy(vendor, &b, 4);
-	memcpy(vendor + 4, &d, 4);
-	memcpy(vendor + 8, &c, 4);
-	vendor[12] = '\0';
-	__cpuid(1, a, b, c, d);
-	family = (a >> 8) & 0xf;
-	model = (a >> 4) & 0xf;
-	if (family == 0xf)
-		family += (a >> 20) & 0xff;
-	if (family >= 0x6)
-		model += ((a >> 16) & 0xf) << 4;
-	snprintf(buf, sizeof(buf), "%s,%u,%u,%u", vendor, family, model, a & 0xf);
+	if (w->cfg.cpuid)
+		return writer_put_string(w, w->cfg.cpuid);
+	jifl_perf_cpuid_read(&id);
+	jifl_perf_cpuid_format(&id, buf, sizeof(buf));
 	return writer_put_string(w, buf);
 }
 

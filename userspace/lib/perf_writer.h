@@ -26,6 +26,10 @@ struct jifl_perf_writer_config {
 	uint32_t pt_pmu_type;	/* the intel_pt PMU type to name in attr.type */
 	uint64_t pt_config;	/* intel_pt attr.config (JIFL_INTEL_PT_CFG_*) */
 	struct jifl_tsc_conv tc;
+	const char *cpuid;	/* CPUID feature (kept until close); NULL: this machine's */
+	/* AUXTRACE_INFO's timing fields (0: unknown), as perf's: */
+	uint32_t tsc_ctc_n, tsc_ctc_d;	/* CPUID leaf 0x15: EBX, EAX */
+	uint32_t max_nonturbo_ratio;	/* MSR_PLATFORM_INFO[15:8] */
 };
 
 /* Create @path and write its header; returns 0 or -jifl_error_code. */
