@@ -28,25 +28,13 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "swtrace_truth.h"
+#include "tools.h"
 #include "errcode.h"
 #include "fjwriter.h"
 #include "jit_image.h"
 #include "perf_reader.h"
 #include "perf_writer.h"
 
-#define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
-#define PROGS	JIFL_TOP "/build/tests/progs/"
-
-/* libipt's two decoders (jifl-decode --decoder): every truth test runs with both. */
-static const char *const decoders[] = { "insn", "block" };
-#define NR_DECODERS	(sizeof(decoders) / sizeof(decoders[0]))
-
-static const char *decoder(void)
-{
-	const char *d = getenv("JIFL_DECODE");
-
-	return d ? d : JIFL_TOP "/build/bin/jifl-decode";
-}
 
 
 

@@ -15,20 +15,10 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "swtrace_truth.h"
+#include "tools.h"
 #include "perf_reader.h"
 
-#define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
-#define PROGS	JIFL_TOP "/build/tests/progs/"
 #define MAX_THREADS	16
-
-static const char *const decoders[] = { "insn", "block" };
-
-static const char *decoder(void)
-{
-	const char *d = getenv("JIFL_DECODE");
-
-	return d ? d : JIFL_TOP "/build/bin/jifl-decode";
-}
 
 FIXTURE(opts) {
 	char dir[64];
@@ -111,7 +101,7 @@ static void expect_truth_of(struct __test_metadata *_metadata, FIXTURE_DATA(opts
 
 	truth_of(&self->want, tids, n, &want);
 	ASSERT_GT(want.n, 100);
-	for (d = 0; d < sizeof(decoders) / sizeof(decoders[0]); d++) {
+	for (d = 0; d < NR_DECODERS; d++) {
 		snprintf(cmd, sizeof(cmd), "%s -i %s --insn --decoder %s %s", decoder(),
 			 self->data, decoders[d], opts);
 		self->got.n = 0;
@@ -238,7 +228,7 @@ static void expect_span(struct __test_metadata *_metadata, FIXTURE_DATA(opts) *s
 	snprintf(part, sizeof(part), "%s/part", self->dir);
 	want = lines_between(all, from, to, &nr);
 	ASSERT_NE(NULL, want);
-	for (d = 0; d < sizeof(decoders) / sizeof(decoders[0]); d++) {
+	for (d = 0; d < NR_DECODERS; d++) {
 		EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out),
 				     "%s -i %s --decoder %s --time %s > %s", decoder(), self->data,
 				     decoders[d], span, part)) TH_LOG("%s: %s", span, self->out);

@@ -27,19 +27,9 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "swtrace_truth.h"
+#include "tools.h"
 
-#define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
-#define PROGS	JIFL_TOP "/build/tests/progs/"
 #define ROUNDS	"20"
-
-static const char *const decoders[] = { "insn", "block" };
-
-static const char *decoder(void)
-{
-	const char *d = getenv("JIFL_DECODE");
-
-	return d ? d : JIFL_TOP "/build/bin/jifl-decode";
-}
 
 FIXTURE(vdso) {
 	char dir[64];
@@ -155,7 +145,7 @@ static void decode_exact(struct __test_metadata *_metadata, FIXTURE_DATA(vdso) *
 	long errors;
 	size_t d;
 
-	for (d = 0; d < sizeof(decoders) / sizeof(decoders[0]); d++) {
+	for (d = 0; d < NR_DECODERS; d++) {
 		snprintf(cmd, sizeof(cmd), "%s %s -i %s --insn --decoder %s", decoder(), opts,
 			 self->data, decoders[d]);
 		EXPECT_EQ(0, read_sorted(self, cmd, 1, " error: ", &errors)) TH_LOG("%s", cmd);
