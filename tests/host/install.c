@@ -209,6 +209,8 @@ static const struct {
 	{ "jifl-swtrace --v", "--version", NULL },
 	{ "jifl-swtrace -o out -- ech", "echo", "--output" },
 	{ "jifl-swtrace -q ech", "echo", NULL },
+	{ "jifl-swtrace --bu", "--buildid-dir", NULL },
+	{ "jifl-swtrace --no-b", "--no-buildid-cache", "--no-pin" },
 	{ "flowjit ''", "record", "--events" },
 	{ "flowjit ''", "report", NULL },
 	{ "flowjit --v", "--version", NULL },
