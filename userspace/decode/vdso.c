@@ -126,9 +126,9 @@ int jifl_vdso_find(struct jifl_vdso *v, const struct jifl_perf_reader *r,
 	}
 	err = own ? own_copy(v, own, size) : -jifl_err_nosupp;
 	if (err) {
-		jifl_vdso_fini(v);
 		say(msg, len, "this system's vDSO cannot stand in for the trace's: %s; its code "
 		    "cannot be decoded", err == -jifl_err_io ? strerror(errno) : jifl_strerror(err));
+		jifl_vdso_fini(v);
 		return 2;
 	}
 	if (b)
