@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <cpuid.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "perf_cpuid.h"
 #include "errcode.h"
+#include "number.h"
+#include "perf_cpuid.h"
 
 void jifl_perf_cpuid_read(struct jifl_perf_cpuid *id)
 {
@@ -36,14 +35,10 @@ int jifl_perf_cpuid_format(const struct jifl_perf_cpuid *id, char *buf, size_t l
 /* A decimal number up to 32 bits at *@s, then @sep; *@s moves past both. */
 static int number(const char **s, char sep, uint32_t *v)
 {
-	unsigned long n;
+	uint64_t n;
 	char *end;
 
-	if (**s < '0' || **s > '9')
-		return -jifl_err_format;
-	errno = 0;
-	n = strtoul(*s, &end, 10);
-	if (errno || n > UINT32_MAX || *end != sep)
+	if (jifl_number_parse(*s, 10, UINT32_MAX, &end, &n) || *end != sep)
 		return -jifl_err_format;
 	*v = n;
 	*s = end + (sep != '\0');
