@@ -198,11 +198,14 @@ static void dump_queue(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *
 	jifl_perf_reader_close(r);
 }
 
-/* The one executable segment of @elf_path as a flat file @path, at @vaddr. */
+/*
+ * The one executable segment of @elf_path as a flat file @path, at
+ * @vaddr; @offset and @size in @elf_path.
+ */
 static void flat_code(struct __test_metadata *_metadata, const char *elf_path,
-		      const char *path, uint64_t *vaddr)
+		      const char *path, uint64_t *vaddr, uint64_t *offset, uint64_t *size)
 {
-	size_t n, i, size, found = 0;
+	size_t n, i, file_size, found = 0;
 	const char *raw;
 	GElf_Phdr ph;
 	FILE *f;
@@ -214,7 +217,7 @@ static void flat_code(struct __test_metadata *_metadata, const char *elf_path,
 	ASSERT_LE(0, fd);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	ASSERT_NE(NULL, elf);
-	raw = elf_rawfile(elf, &size);
+	raw = elf_rawfile(elf, &file_size);
 	ASSERT_NE(NULL, raw);
 	ASSERT_EQ(0, elf_getphdrnum(elf, &n));
 	f = fopen(path, "w");
@@ -222,9 +225,11 @@ static void flat_code(struct __test_metadata *_metadata, const char *elf_path,
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
-		ASSERT_LE(ph.p_offset + ph.p_filesz, size);
+		ASSERT_LE(ph.p_offset + ph.p_filesz, file_size);
 		EXPECT_EQ(ph.p_filesz, fwrite(raw + ph.p_offset, 1, ph.p_filesz, f));
 		*vaddr = ph.p_vaddr;
+		*offset = ph.p_offset;
+		*size = ph.p_filesz;
 		found++;
 	}
 	EXPECT_EQ(0, fclose(f));
@@ -248,12 +253,14 @@ static void expect_truth_ips(struct __test_metadata *_metadata,
 
 /*
  * Raw mode, as libipt's ptxed: the packets of a thread without perf.data,
- * code from the ELF file or from a flat copy of its code segment.
+ * code from the ELF file, from a flat copy of its code segment (whose
+ * name may have a ':', as ptxed allows) or from that segment's bytes of
+ * the ELF file. ptxed's --elf FILE:BASE puts the lowest segment at BASE.
  */
 TEST_F(decode, raw_mode_matches_truth)
 {
-	char pt[160], flat[160], args[512];
-	uint64_t vaddr = 0;
+	char pt[160], flat[160], colon[160], args[512];
+	uint64_t vaddr = 0, offset = 0, size = 0;
 	long errors;
 	size_t d;
 
@@ -263,7 +270,11 @@ TEST_F(decode, raw_mode_matches_truth)
 	snprintf(pt, sizeof(pt), "%s/trace.pt", self->dir);
 	snprintf(flat, sizeof(flat), "%s/code.bin", self->dir);
 	dump_queue(_metadata, self, 0, pt);
-	flat_code(_metadata, PROGS "swt_flow-static", flat, &vaddr);
+	flat_code(_metadata, PROGS "swt_flow-static", flat, &vaddr, &offset, &size);
+	snprintf(colon, sizeof(colon), "%s/co:de", self->dir);
+	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cp %s %s", flat, colon));
+	/* The static program's lowest segment is its ELF header's, at 0x400000. */
+	ASSERT_EQ(0x401000, vaddr);
 
 	for (d = 0; d < NR_DECODERS; d++) {
 		self->got.n = 0;
@@ -279,6 +290,28 @@ TEST_F(decode, raw_mode_matches_truth)
 		self->got.n = 0;
 		snprintf(args, sizeof(args), "--pt %s --raw %s:0x%" PRIx64 " --insn --decoder %s",
 			 pt, flat, vaddr, decoders[d]);
+		EXPECT_EQ(0, decode_args(self, args, &errors));
+		EXPECT_EQ(0, errors);
+		expect_truth_ips(_metadata, self, args);
+
+		self->got.n = 0;
+		snprintf(args, sizeof(args), "--pt %s --elf %s:0x400000 --insn --decoder %s", pt,
+			 PROGS "swt_flow-static", decoders[d]);
+		EXPECT_EQ(0, decode_args(self, args, &errors));
+		EXPECT_EQ(0, errors);
+		expect_truth_ips(_metadata, self, args);
+
+		self->got.n = 0;
+		snprintf(args, sizeof(args), "--pt %s --raw %s:%#" PRIx64 "-%#" PRIx64 ":%#" PRIx64
+			 " --insn --decoder %s", pt, PROGS "swt_flow-static", offset,
+			 offset + size, vaddr, decoders[d]);
+		EXPECT_EQ(0, decode_args(self, args, &errors));
+		EXPECT_EQ(0, errors);
+		expect_truth_ips(_metadata, self, args);
+
+		self->got.n = 0;
+		snprintf(args, sizeof(args), "--pt %s --raw %s:%#" PRIx64 " --insn --decoder %s",
+			 pt, colon, vaddr, decoders[d]);
 		EXPECT_EQ(0, decode_args(self, args, &errors));
 		EXPECT_EQ(0, errors);
 		expect_truth_ips(_metadata, self, args);
@@ -304,11 +337,27 @@ TEST_F(decode, raw_mode_bad_input)
 		{ "--pt %3$s/none.pt --elf %2$s", 1, "--pt: cannot read '" },
 		{ "--pt %1$s --elf %3$s/none", 1, "--elf: cannot open '" },
 		{ "--pt %1$s --raw %3$s/none:0x1000", 1, "--raw: cannot open '" },
-		{ "--pt %1$s --raw %1$s", 2, "--raw: expected FILE:BASE, got '" },
+		{ "--pt %1$s --raw %1$s", 2, "--raw: expected FILE[:FROM[-TO]]:BASE, got '" },
+		{ "--pt %1$s --raw %1$s:0x10-0x8:0x1000", 2, "TO (0x8) must be above FROM (0x10)" },
+		{ "--pt %1$s --raw %1$s:0x10000000-0x10000010:0x1000", 1,
+		  "bytes 0x10000000-0x10000010 are not all in the file" },
+		{ "--pt %1$s --raw %1$s:0x0-0x10000000:0x1000", 1,
+		  "bytes 0x0-0x10000000 are not all in the file" },
+		{ "--pt %1$s --elf %2$s --cpu 6", 2, "--cpu: expected FAMILY/MODEL[/STEPPING]" },
+		{ "--pt %1$s --elf %2$s --cpu 6/78/1/2", 2, "--cpu: expected FAMILY/MODEL" },
+		{ "--pt %1$s --elf %2$s --cpu 6/256", 2, "got '6/256'" },
+		{ "--pt %1$s --elf %2$s --cpu -6/78", 2, "got '-6/78'" },
+		{ "--pt %1$s --elf %2$s --filter:addr0_cfg 16", 2,
+		  "--filter:addr0_cfg: expected a number from 0 to 15, got '16'" },
+		{ "--pt %1$s --elf %2$s --filter:addr3_b x", 2,
+		  "--filter:addr3_b: expected an address (0x...), got 'x'" },
+		{ "--pt %1$s --elf %2$s --filter:addr4_a 0", 2, "usage:" },
+		{ "-i %1$s --cpu 6/78", 2, "--cpu and --filter are for --pt" },
+		{ "-i %1$s --filter:addr0_cfg 1", 2, "--cpu and --filter are for --pt" },
 		{ "--pt %1$s --raw %1$s:0x12q", 2, "BASE must be an address" },
 		{ "--pt %1$s --raw %1$s:", 2, "BASE must be an address" },
 		{ "--pt %1$s --elf %2$s:-1", 2, "BASE must be an address" },
-		{ "--pt %1$s --elf %1$s", 1, "not an ELF file with executable segments" },
+		{ "--pt %1$s --elf %1$s", 1, "not an ELF file with loadable segments" },
 		{ "--pt %1$s --raw %3$s/empty:0x1000", 1, "the file is empty" },
 		{ "--pt %1$s --raw %1$s:0x1000 --raw %1$s:0x1008", 1, "overlaps --raw '" },
 		{ "--pt %1$s --elf %2$s --raw %1$s:0x401100", 1, "overlaps --elf '" },

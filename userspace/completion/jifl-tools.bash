@@ -80,7 +80,8 @@ _jifl_decode()
 	case $prev in
 	-i | --input | -f | --flowjit | --pt | --elf | --raw) _filedir; return ;;
 	--decoder) COMPREPLY=($(compgen -W 'insn block' -- "$cur")); return ;;
-	--pid | --tid | --time) return ;;
+	--cpu) COMPREPLY=($(compgen -W 'auto none' -- "$cur")); return ;;
+	--pid | --tid | --time | --filter:*) return ;;
 	-F | --fields)
 		# the field being typed, after those before its comma
 		COMPREPLY=($(compgen -P "${cur%"${cur##*,}"}" -W 'comm tid pid time ip
@@ -89,8 +90,11 @@ _jifl_decode()
 	esac
 	$split && return
 	COMPREPLY=($(compgen -W '--input --flowjit --insn --branches --calls
-		--stats --pt --elf --raw --progress --no-progress --decoder --pid
-		--tid --time --fields --help --version' -- "$cur"))
+		--stats --pt --elf --raw --cpu --filter:addr0_cfg --filter:addr0_a
+		--filter:addr0_b --filter:addr1_cfg --filter:addr1_a --filter:addr1_b
+		--filter:addr2_cfg --filter:addr2_a --filter:addr2_b --filter:addr3_cfg
+		--filter:addr3_a --filter:addr3_b --progress --no-progress --decoder
+		--pid --tid --time --fields --help --version' -- "$cur"))
 } && complete -F _jifl_decode jifl-decode
 
 _jiflctl()

@@ -45,11 +45,14 @@ static int run_buffer(struct jifl_run *r, const uint8_t *data, size_t size, int 
 	int err;
 
 	r->be = r->cfg->kind == JIFL_DECODER_BLOCK ? &jifl_block_backend : &jifl_insn_backend;
-	if (jifl_tsc_index_build(&tscs, data, size))
-		return -jifl_err_nomem;
-	pt_config_init(&cfg);
+	if (r->cfg->pt)
+		cfg = *r->cfg->pt;
+	else
+		pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)data;
 	cfg.end = (uint8_t *)data + size;
+	if (jifl_tsc_index_build(&tscs, &cfg))
+		return -jifl_err_nomem;
 	r->size = size;
 	r->dec = r->be->alloc(&cfg, r->proc->image);
 	if (!r->dec) {

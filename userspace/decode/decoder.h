@@ -78,6 +78,11 @@ static inline int jifl_gap_is_error(const struct jifl_gap *gap)
 /* How to decode, and where the results go. */
 struct jifl_decode_config {
 	enum jifl_decoder_kind kind;
+	/*
+	 * The processor (cpu and errata, timing, address filter; see
+	 * ptconfig.h) with begin and end unused; NULL: libipt's defaults.
+	 */
+	const struct pt_config *pt;
 	const struct jifl_decode_ops *ops;
 	void *ctx;			/* of @ops */
 	/* Optional: the trace offset reached, now and then and at the end. */

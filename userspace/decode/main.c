@@ -3,7 +3,6 @@
  * jifl-decode: the exact instruction flow of an Intel PT trace, JIT code
  * included (Documentation/decode.rst).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -15,8 +14,10 @@
 #include "errcode.h"
 #include "fields.h"
 #include "filter.h"
+#include "number.h"
 #include "printer.h"
 #include "progress.h"
+#include "ptconfig.h"
 #include "session.h"
 #include "version.h"
 
@@ -24,7 +25,8 @@
 
 static const char usage[] =
 "usage: jifl-decode -i perf.data [--flowjit FILE] [--insn|--branches|--calls|--stats] [option]...\n"
-"       jifl-decode --pt FILE [--elf FILE[:BASE]]... [--raw FILE:BASE]... [mode] [option]...\n"
+"       jifl-decode --pt FILE [--elf FILE[:BASE]]... [--raw FILE[:FROM[-TO]]:BASE]...\n"
+"                   [--cpu F/M[/S]] [--filter:addrN_cfg CFG]... [mode] [option]...\n"
 "\n"
 "  -i, --input FILE     perf.data with an Intel PT trace (perf record -e intel_pt//u)\n"
 "  -f, --flowjit FILE   FlowJIT data of the same run: code of JIT pages, by time\n"
@@ -34,9 +36,18 @@ static const char usage[] =
 "      --branches       print every taken branch\n"
 "      --calls          print calls and returns\n"
 "      --stats          print only the statistics\n"
-"      --pt FILE        a raw PT packet stream instead of perf.data\n"
-"      --elf FILE[:BASE] raw mode: an ELF file's code, loaded at BASE (default 0)\n"
-"      --raw FILE:BASE  raw mode: a file's bytes at address BASE\n"
+"      --pt FILE        raw mode, as ptxed: a PT packet stream instead of perf.data\n"
+"      --elf FILE[:BASE]\n"
+"                       raw mode: an ELF file's loadable segments, the lowest at\n"
+"                       BASE (default: all at their link addresses)\n"
+"      --raw FILE[:FROM[-TO]]:BASE\n"
+"                       raw mode: a file's bytes (FROM to TO only) at address BASE\n"
+"      --cpu F/M[/S]|auto|none\n"
+"                       raw mode: the processor (family/model/stepping) whose\n"
+"                       errata libipt works around; default: none\n"
+"      --filter:addrN_cfg CFG, --filter:addrN_a ADDR, --filter:addrN_b ADDR\n"
+"                       raw mode: the address filter of the trace, N from 0 to 3\n"
+"                       (IA32_RTIT_CTL.ADDRn_CFG, IA32_RTIT_ADDRn_A and _B)\n"
 "      --progress       show the progress on stderr (default: when it is a terminal\n"
 "                       the listing does not go to)\n"
 "      --no-progress    never show the progress\n"
@@ -53,6 +64,7 @@ static const char usage[] =
 
 struct mem_file {
 	const char *path;
+	uint64_t from, to;		/* --raw: the bytes of the file; to 0: its end */
 	uint64_t base;
 	int elf;
 };
@@ -67,6 +79,9 @@ struct options {
 	const char *decoder;		/* NULL: by mode */
 	struct mem_file files[MAX_FILES];
 	int nr_files;
+	struct pt_config proc;		/* the processor: --cpu, --filter:* */
+	const char *cpu;		/* --cpu's value, or NULL */
+	int have_proc;			/* --cpu or --filter given */
 	struct jifl_filter filter;
 	struct jifl_fields fields;
 	int have_fields;
@@ -84,29 +99,86 @@ static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 	return 1;
 }
 
-/* "FILE:BASE" (--raw) or "FILE[:BASE]" (--elf); BASE in C syntax (0x...). */
+/* A number in C syntax, all of @s. */
+static int address(const char *s, uint64_t *v)
+{
+	char *end;
+
+	return jifl_number_parse(s, 0, UINT64_MAX, &end, v) || *end ? -1 : 0;
+}
+
+/*
+ * The FROM[-TO] of ptxed's --raw FILE[:FROM[-TO]]: a suffix that is no
+ * range is part of the file name, as ptxed takes it.
+ */
+static int parse_range(struct mem_file *m, char *arg)
+{
+	char *colon = strrchr(arg, ':'), *dash;
+
+	if (!colon)
+		return 0;
+	dash = strchr(colon + 1, '-');
+	if (dash)
+		*dash = '\0';
+	if (address(colon + 1, &m->from) || (dash && address(dash + 1, &m->to))) {
+		if (dash)
+			*dash = '-';
+		m->from = m->to = 0;
+		return 0;
+	}
+	*colon = '\0';
+	if (dash && m->to <= m->from)
+		return fail("--raw: '%s': TO (0x%" PRIx64 ") must be above FROM (0x%" PRIx64 ")",
+			    arg, m->to, m->from) + 1;
+	return 0;
+}
+
+/* "FILE[:FROM[-TO]]:BASE" (--raw) or "FILE[:BASE]" (--elf); numbers in C syntax. */
 static int parse_file(struct options *o, char *arg, int elf)
 {
 	const char *opt = elf ? "--elf" : "--raw";
 	struct mem_file *m = &o->files[o->nr_files];
-	char *colon = strrchr(arg, ':'), *end;
+	char *colon = strrchr(arg, ':');
 
 	if (o->nr_files == MAX_FILES)
 		return fail("%s: at most %d files", opt, MAX_FILES) + 1;
+	memset(m, 0, sizeof(*m));
 	m->path = arg;
 	m->elf = elf;
 	if (colon) {
-		errno = 0;
-		m->base = strtoull(colon + 1, &end, 0);
-		if (end == colon + 1 || *end || colon[1] == '-' || errno)
+		if (address(colon + 1, &m->base))
 			return fail("%s: '%s': BASE must be an address (0x...)", opt, arg) + 1;
 		*colon = '\0';
 	} else if (!elf) {
-		return fail("--raw: expected FILE:BASE, got '%s'", arg) + 1;
+		return fail("--raw: expected FILE[:FROM[-TO]]:BASE, got '%s'", arg) + 1;
 	}
+	if (!elf && parse_range(m, arg))
+		return 2;
 	if (!*arg)
 		return fail("%s: no file name in '%s'", opt, arg) + 1;
 	o->nr_files++;
+	return 0;
+}
+
+/* ptxed's --filter:addrN_cfg, _a and _b: option @i of them, N = @i / 3. */
+static int parse_filter(struct options *o, int i, const char *arg)
+{
+	static const char *const what[] = { "cfg", "a", "b" };
+
+	o->have_proc = 1;
+	if (jifl_ptconfig_set_filter(&o->proc, i / 3, i % 3, arg))
+		return fail("--filter:addr%d_%s: expected %s, got '%s'", i / 3, what[i % 3],
+			    i % 3 ? "an address (0x...)" : "a number from 0 to 15", arg) + 1;
+	return 0;
+}
+
+static int parse_cpu(struct options *o, const char *arg)
+{
+	o->have_proc = 1;
+	o->cpu = arg;
+	if (jifl_ptconfig_parse_cpu(&o->proc.cpu, arg))
+		return fail("--cpu: expected FAMILY/MODEL[/STEPPING] (6/142/10), auto or none, "
+			    "got '%s'", arg) + 1;
 	return 0;
 }
 
@@ -151,8 +223,11 @@ static int parse(int argc, char **argv, struct options *o)
 	enum {
 		OPT_INSN = 256, OPT_BRANCHES, OPT_CALLS, OPT_STATS, OPT_PT, OPT_ELF, OPT_RAW,
 		OPT_PROGRESS, OPT_NO_PROGRESS, OPT_DECODER, OPT_VERSION, OPT_PID, OPT_TID,
-		OPT_TIME, OPT_BUILDID_DIR,
+		OPT_TIME, OPT_BUILDID_DIR, OPT_CPU, OPT_FILTER,
 	};
+#define FILTER_OPTS(n)	{ "filter:addr" #n "_cfg", required_argument, NULL, OPT_FILTER + 3 * (n) }, \
+			{ "filter:addr" #n "_a", required_argument, NULL, OPT_FILTER + 3 * (n) + 1 }, \
+			{ "filter:addr" #n "_b", required_argument, NULL, OPT_FILTER + 3 * (n) + 2 }
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "flowjit", required_argument, NULL, 'f' },
@@ -164,6 +239,8 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "pt", required_argument, NULL, OPT_PT },
 		{ "elf", required_argument, NULL, OPT_ELF },
 		{ "raw", required_argument, NULL, OPT_RAW },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		FILTER_OPTS(0), FILTER_OPTS(1), FILTER_OPTS(2), FILTER_OPTS(3),
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "decoder", required_argument, NULL, OPT_DECODER },
@@ -177,6 +254,7 @@ static int parse(int argc, char **argv, struct options *o)
 	};
 	int c, err;
 
+	pt_config_init(&o->proc);
 	while ((c = getopt_long(argc, argv, "i:f:F:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
@@ -211,6 +289,14 @@ static int parse(int argc, char **argv, struct options *o)
 			if (parse_fields(o, optarg))
 				return 2;
 			break;
+		case OPT_CPU:
+			if (parse_cpu(o, optarg))
+				return 2;
+			break;
+		case OPT_FILTER ... OPT_FILTER + 3 * JIFL_FILTER_RANGES - 1:
+			if (parse_filter(o, c - OPT_FILTER, optarg))
+				return 2;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -230,10 +316,18 @@ static int parse(int argc, char **argv, struct options *o)
 		return fail("%s", "--flowjit needs -i perf.data") + 1;
 	if (!o->pt && o->nr_files)
 		return fail("%s", "--elf and --raw are for --pt") + 1;
+	if (!o->pt && o->have_proc)
+		return fail("%s", "--cpu and --filter are for --pt (perf.data names the processor)")
+			+ 1;
 	if (o->decoder && strcmp(o->decoder, "insn") && strcmp(o->decoder, "block"))
 		return fail("--decoder: expected insn or block, got '%s'", o->decoder) + 1;
 	if (o->have_fields && o->mode != JIFL_PRINT_INSN)
 		return fail("%s", "-F: the fields are those of --insn") + 1;
+	/* As ptxed does, decode on without errata; nothing is lost by it. */
+	if (o->cpu && jifl_ptconfig_set_cpu(&o->proc, &o->proc.cpu))
+		fprintf(stderr, "jifl-decode: --cpu %s: libipt knows no errata of processor "
+			"%u/%u/%u; decoding without\n", o->cpu, o->proc.cpu.family, o->proc.cpu.model,
+			o->proc.cpu.stepping);
 	return 0;
 }
 
@@ -271,6 +365,7 @@ static int want_progress(const struct options *o)
 
 static int open_session(const struct options *o, struct jifl_session **s)
 {
+	const struct mem_file *m;
 	char msg[1024];
 	int i, err;
 
@@ -278,10 +373,13 @@ static int open_session(const struct options *o, struct jifl_session **s)
 		err = jifl_session_open(s, o->input, o->flowjit, o->buildid_dir, msg,
 					sizeof(msg));
 	else
-		err = jifl_session_open_raw(s, o->pt, msg, sizeof(msg));
-	for (i = 0; !err && i < o->nr_files; i++)
-		err = (o->files[i].elf ? jifl_session_add_elf : jifl_session_add_raw)
-			(*s, o->files[i].path, o->files[i].base, msg, sizeof(msg));
+		err = jifl_session_open_raw(s, o->pt, &o->proc, msg, sizeof(msg));
+	for (i = 0; !err && i < o->nr_files; i++) {
+		m = &o->files[i];
+		err = m->elf ? jifl_session_add_elf(*s, m->path, m->base, msg, sizeof(msg)) :
+		      jifl_session_add_raw(*s, m->path, m->from, m->to, m->base, msg,
+					   sizeof(msg));
+	}
 	if (err) {
 		if (!o->input && *s)
 			jifl_session_close(*s);

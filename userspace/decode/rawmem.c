@@ -97,11 +97,31 @@ static int map(struct jifl_rawmem *rm, const char *opt, const char *path,
 	return 0;
 }
 
+/*
+ * As ptxed: with a @base, the segments move together so that the lowest
+ * one starts there; *@shift is what is added to each one's address.
+ */
+static int elf_shift(Elf *elf, size_t n, uint64_t base, uint64_t *shift)
+{
+	uint64_t lowest = UINT64_MAX;
+	GElf_Phdr ph;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < lowest)
+			lowest = ph.p_vaddr;
+	if (lowest == UINT64_MAX)
+		return -jifl_err_format;
+	*shift = base ? base - lowest : 0;
+	return 0;
+}
+
 int jifl_rawmem_add_elf(struct jifl_rawmem *rm, const char *path, uint64_t base,
 			char *msg, size_t len)
 {
 	int fd, err = 0, added = 0;
-	size_t n, i;
+	uint64_t shift;
+	size_t n = 0, i;
 	GElf_Phdr ph;
 	Elf *elf;
 
@@ -111,29 +131,31 @@ int jifl_rawmem_add_elf(struct jifl_rawmem *rm, const char *path, uint64_t base,
 		return say(msg, len, -jifl_err_io, "--elf: cannot open '%s': %s", path,
 			   strerror(errno));
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n)) {
-		for (i = 0; i < n && !err; i++) {
-			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD ||
-			    !(ph.p_flags & PF_X) || !ph.p_filesz)
-				continue;
-			err = map(rm, "--elf", path, ph.p_offset, ph.p_filesz,
-				  ph.p_vaddr + base, msg, len);
-			added++;
-		}
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) ||
+	    elf_shift(elf, n, base, &shift))
+		n = 0;
+	/* Every loadable segment with bytes in the file, as ptxed loads them. */
+	for (i = 0; !err && i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
+			continue;
+		err = map(rm, "--elf", path, ph.p_offset, ph.p_filesz, ph.p_vaddr + shift,
+			  msg, len);
+		added++;
 	}
 	if (elf)
 		elf_end(elf);
 	close(fd);
 	if (!err && !added)
 		err = say(msg, len, -jifl_err_format,
-			  "--elf: '%s': not an ELF file with executable segments", path);
+			  "--elf: '%s': not an ELF file with loadable segments", path);
 	return err;
 }
 
-int jifl_rawmem_add_raw(struct jifl_rawmem *rm, const char *path, uint64_t base,
-			char *msg, size_t len)
+int jifl_rawmem_add_raw(struct jifl_rawmem *rm, const char *path, uint64_t from,
+			uint64_t to, uint64_t base, char *msg, size_t len)
 {
 	struct stat st;
+	uint64_t size;
 
 	if (stat(path, &st))
 		return say(msg, len, -jifl_err_io, "--raw: cannot open '%s': %s", path,
@@ -141,5 +163,11 @@ int jifl_rawmem_add_raw(struct jifl_rawmem *rm, const char *path, uint64_t base,
 	if (!S_ISREG(st.st_mode) || !st.st_size)
 		return say(msg, len, -jifl_err_format, "--raw: '%s': %s", path,
 			   S_ISREG(st.st_mode) ? "the file is empty" : "not a regular file");
-	return map(rm, "--raw", path, 0, st.st_size, base, msg, len);
+	size = st.st_size;
+	if (from >= size || to > size)
+		return say(msg, len, -jifl_err_invalid,
+			   "--raw: '%s': bytes 0x%" PRIx64 "-0x%" PRIx64
+			   " are not all in the file (0x%" PRIx64 " bytes)",
+			   path, from, to ? to : size, size);
+	return map(rm, "--raw", path, from, (to ? to : size) - from, base, msg, len);
 }

@@ -21,15 +21,21 @@ int jifl_rawmem_new(struct jifl_rawmem **rmp, struct jifl_process *p,
 void jifl_rawmem_free(struct jifl_rawmem *rm);
 
 /*
- * The executable PT_LOAD segments of the ELF file @path at their link
- * address plus @base. Returns 0, or a negative jifl_error_code with a
- * message naming the file in @msg.
+ * The loadable segments of the ELF file @path, as ptxed's --elf
+ * FILE[:BASE] loads them: at their link addresses when @base is 0, else
+ * all moved by one amount so that the lowest one starts at @base.
+ * Returns 0, or a negative jifl_error_code with a message naming the
+ * file in @msg.
  */
 int jifl_rawmem_add_elf(struct jifl_rawmem *rm, const char *path, uint64_t base,
 			char *msg, size_t len);
 
-/* All bytes of the file @path at address @base; as jifl_rawmem_add_elf(). */
-int jifl_rawmem_add_raw(struct jifl_rawmem *rm, const char *path, uint64_t base,
-			char *msg, size_t len);
+/*
+ * Bytes @from to @to (not included; 0: the end of the file) of the file
+ * @path at address @base, as ptxed's --raw FILE[:FROM[-TO]]:BASE; they
+ * must be in the file. As jifl_rawmem_add_elf().
+ */
+int jifl_rawmem_add_raw(struct jifl_rawmem *rm, const char *path, uint64_t from,
+			uint64_t to, uint64_t base, char *msg, size_t len);
 
 #endif /* JIFL_DECODE_RAWMEM_H */

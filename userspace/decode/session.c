@@ -10,6 +10,7 @@
 #include "errcode.h"
 #include "buildid_cache.h"
 #include "fjreader.h"
+#include "ptconfig.h"
 #include "rawmem.h"
 #include "session.h"
 #include "vdso.h"
@@ -20,6 +21,7 @@
 struct jifl_session {
 	struct jifl_perf_reader *perf;		/* NULL in raw mode */
 	struct jifl_jit_image *jit;		/* NULL without FlowJIT data */
+	struct pt_config pt;			/* the processor (ptconfig.h) */
 	struct pt_image_section_cache *isc;
 	struct jifl_process **procs;		/* one per queue's pid (or the raw one) */
 	size_t nr_procs;
@@ -272,8 +274,11 @@ int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 		    jifl_perf_reader_info(s->perf)->unfinished ?
 		    " in an unfinished file: data size 0 in its header" : "");
 	}
-	if (!err)
+	if (!err) {
 		warn_unfinished(s, perf_path);
+		/* No errata known to libipt (a newer processor) is no error. */
+		jifl_ptconfig_from_perf(&s->pt, jifl_perf_reader_info(s->perf));
+	}
 	/* Processes read the JIT image the FlowJIT file fills in later. */
 	if (!err && fj_path) {
 		err = jifl_jit_image_new(&s->jit);
@@ -297,7 +302,7 @@ int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 }
 
 int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
-			  char *msg, size_t len)
+			  const struct pt_config *pt, char *msg, size_t len)
 {
 	struct jifl_session *s = NULL;
 	struct jifl_process *p;
@@ -331,6 +336,7 @@ int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
 		return err;
 	}
 	s->raw_size = st.st_size;
+	s->pt = *pt;
 	*sp = s;
 	return 0;
 }
@@ -341,10 +347,10 @@ int jifl_session_add_elf(struct jifl_session *s, const char *path, uint64_t base
 	return jifl_rawmem_add_elf(s->rawmem, path, base, msg, len);
 }
 
-int jifl_session_add_raw(struct jifl_session *s, const char *path, uint64_t base,
-			 char *msg, size_t len)
+int jifl_session_add_raw(struct jifl_session *s, const char *path, uint64_t from,
+			 uint64_t to, uint64_t base, char *msg, size_t len)
 {
-	return jifl_rawmem_add_raw(s->rawmem, path, base, msg, len);
+	return jifl_rawmem_add_raw(s->rawmem, path, from, to, base, msg, len);
 }
 
 size_t jifl_session_nr_warnings(const struct jifl_session *s)
@@ -389,6 +395,7 @@ int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config 
 	size_t i;
 	int err;
 
+	qcfg.pt = &s->pt;
 	if (cfg->progress) {
 		qcfg.progress = queue_progress;
 		qcfg.progress_arg = &sp;

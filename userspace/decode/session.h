@@ -23,25 +23,31 @@ struct jifl_session;
 int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 		      const char *fj_path, const char *buildid_dir, char *msg, size_t len);
 
-/* Raw mode: a PT file without perf.data, memory from files given later. */
+/*
+ * Raw mode: a PT file without perf.data, recorded on the processor @pt
+ * describes (ptconfig.h; its begin and end unused); memory from files
+ * given later.
+ */
 int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
-			  char *msg, size_t len);
+			  const struct pt_config *pt, char *msg, size_t len);
 
 /*
- * Raw mode memory: an ELF file's loadable segments at their link address
- * plus @base, or a plain file's bytes at @base.
+ * Raw mode memory, as ptxed's --elf and --raw: an ELF file's loadable
+ * segments (jifl_rawmem_add_elf()), or bytes @from to @to of a file at
+ * @base (jifl_rawmem_add_raw()).
  */
 int jifl_session_add_elf(struct jifl_session *s, const char *path, uint64_t base,
 			 char *msg, size_t len);
-int jifl_session_add_raw(struct jifl_session *s, const char *path, uint64_t base,
-			 char *msg, size_t len);
+int jifl_session_add_raw(struct jifl_session *s, const char *path, uint64_t from,
+			 uint64_t to, uint64_t base, char *msg, size_t len);
 
 /* Warnings found while opening (missing binaries, lost FlowJIT records). */
 size_t jifl_session_nr_warnings(const struct jifl_session *s);
 const char *jifl_session_warning(const struct jifl_session *s, size_t i);
 
 /*
- * Decode every thread's trace in turn; @new_thread(cfg->ctx) is called
+ * Decode every thread's trace in turn, with the session's processor
+ * (cfg->pt is ignored); @new_thread(cfg->ctx) is called
  * before each. cfg->progress, if set, is told the trace bytes decoded so
  * far, counted over all threads (of jifl_session_trace_size()).
  */

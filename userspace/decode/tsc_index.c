@@ -20,20 +20,16 @@ static int push(struct jifl_tsc_index *ix, size_t *cap, uint64_t tsc)
 	return 0;
 }
 
-int jifl_tsc_index_build(struct jifl_tsc_index *ix, const uint8_t *data, size_t size)
+int jifl_tsc_index_build(struct jifl_tsc_index *ix, const struct pt_config *cfg)
 {
 	struct pt_packet_decoder *dec;
 	struct pt_packet pkt;
-	struct pt_config cfg;
 	size_t cap = 0;
 	int status, err = 0;
 
 	ix->tsc = NULL;
 	ix->nr = 0;
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)data;
-	cfg.end = (uint8_t *)data + size;
-	dec = pt_pkt_alloc_decoder(&cfg);
+	dec = pt_pkt_alloc_decoder(cfg);
 	if (!dec)
 		return -jifl_err_nomem;
 	/* A packet that does not decode: go on from the next PSB, as the decoder will. */

@@ -11,14 +11,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <intel-pt.h>
 
 struct jifl_tsc_index {
 	uint64_t *tsc;		/* each TSC packet's value */
 	size_t nr;
 };
 
-/* Index the TSC packets of @size bytes at @data. 0 or -jifl_err_nomem. */
-int jifl_tsc_index_build(struct jifl_tsc_index *ix, const uint8_t *data, size_t size);
+/*
+ * Index the TSC packets of the trace @cfg->begin to @cfg->end, read with
+ * @cfg's processor (errata change what some packets are). 0 or
+ * -jifl_err_nomem.
+ */
+int jifl_tsc_index_build(struct jifl_tsc_index *ix, const struct pt_config *cfg);
 
 /*
  * The first TSC packet value above @tsc, the decoder's time; UINT64_MAX
