@@ -79,6 +79,7 @@ _jifl_decode()
 
 	case $prev in
 	-i | --input | -f | --flowjit | --pt | --elf | --raw) _filedir; return ;;
+	--buildid-dir) _filedir -d; return ;;
 	--decoder) COMPREPLY=($(compgen -W 'insn block' -- "$cur")); return ;;
 	--cpu) COMPREPLY=($(compgen -W 'auto none' -- "$cur")); return ;;
 	--pid | --tid | --time | --filter:*) return ;;
@@ -90,7 +91,7 @@ _jifl_decode()
 	esac
 	$split && return
 	COMPREPLY=($(compgen -W '--input --flowjit --insn --branches --calls
-		--stats --pt --elf --raw --cpu --filter:addr0_cfg --filter:addr0_a
+		--stats --buildid-dir --pt --elf --raw --cpu --filter:addr0_cfg --filter:addr0_a
 		--filter:addr0_b --filter:addr1_cfg --filter:addr1_a --filter:addr1_b
 		--filter:addr2_cfg --filter:addr2_a --filter:addr2_b --filter:addr3_cfg
 		--filter:addr3_a --filter:addr3_b --progress --no-progress --decoder
