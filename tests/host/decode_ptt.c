@@ -47,8 +47,8 @@ struct ptt_pkt {
 #define PSBEND		{ .p = { .type = ppt_psbend } }
 #define OVF		{ .p = { .type = ppt_ovf } }
 #define PAD		{ .p = { .type = ppt_pad } }
-#define MODE_EXEC_64	{ .p = { .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,	\
-						.bits.exec = { .csl = 1 } } } }
+#define MODE_EXEC_64	{ .p = { .type = ppt_mode, .payload.mode = {		\
+				.leaf = pt_mol_exec, .bits.exec = { .csl = 1 } } } }
 #define MODE_TSX(in, ab) { .p = { .type = ppt_mode, .payload.mode = { .leaf = pt_mol_tsx,	\
 						.bits.tsx = { .intx = (in), .abrt = (ab) } } } }
 /* ".ptt: fup(3: %l0)": IP compression 3 (sign-extended 48 bits), 1 (16 bits), 0 (none). */
@@ -98,10 +98,10 @@ struct ptt_case {
 			     "6/154", "6/191")
 #define CPUS_APL12	CPUS("6/92", "6/95")
 #define CPUS_BDM64	CPUS("6/61", "6/71", "6/79", "6/86")
-#define CPUS_BDM70	CPUS("6/61", "6/71", "6/79", "6/85", "6/86", "6/78", "6/94", "6/142",	\
-			     "6/158", "6/102", "6/125", "6/126", "6/165", "6/166", "6/106",	\
-			     "6/108", "6/143", "6/140", "6/141", "6/167", "6/168", "6/151",	\
-			     "6/154", "6/191")
+#define CPUS_BDM70	CPUS("6/61", "6/71", "6/79", "6/85", "6/86", "6/78", "6/94",	\
+			     "6/142", "6/158", "6/102", "6/125", "6/126", "6/165",	\
+			     "6/166", "6/106", "6/108", "6/143", "6/140", "6/141",	\
+			     "6/167", "6/168", "6/151", "6/154", "6/191")
 #define CPUS_SKD	CPUS("6/78", "6/94", "6/142", "6/158", "6/165", "6/166")
 /* skl014 and skd022 */
 #define CPUS_SKL014	CPUS("6/78", "6/85", "6/94", "6/142", "6/158", "6/102", "6/125",	\
@@ -195,7 +195,8 @@ static const struct ptt_case cases[] = {
 		     TIP_PGD(U16, 0x100002), PSB, MODE_EXEC_64, FUP(S3, 0x100003),
 		     MODE_TSX(1, 0), PSBEND, TIP_PGE(S3, 0x100003), FUP(U16, 0x100004),
 		     TIP_PGD(NONE, 0x100005)),
-		.exp = "? 0000000000100000\n[disabled]\n[enabled]\n? 0000000000100003\n[disabled]\n",
+		.exp = "? 0000000000100000\n[disabled]\n[enabled]\n? 0000000000100003\n"
+		       "[disabled]\n",
 	}, {
 		/* CYC(0x3e) is f7 02; its 02 with CYC(0x1e)'s f3 reads as OVF. */
 		.name = "skd007", CPUS_SKD, .opts = "", .org = 0x1000, .needs_opts = 1,
@@ -526,7 +527,7 @@ TEST_F(ptt, perf_data_cpuid_gives_errata)
 	} cpus[] = {
 		{ "GenuineIntel,6,78,3", 1 },		/* Skylake: SKD010 */
 		{ "GenuineIntel,6,142,10", 1 },
-		{ "GenuineIntel,6,183,1", 0 },		/* Raptor Lake: libipt 2.0.5 knows none */
+		{ "GenuineIntel,6,183,1", 0 },	/* Raptor Lake: libipt 2.0.5 knows none */
 		{ "AuthenticAMD,25,33,0", 0 },
 	};
 	const struct ptt_case *c = find_case("skd010-tip");
@@ -603,7 +604,8 @@ TEST_F(ptt, perf_data_timing_reaches_libipt)
 			struct jifl_perf_writer_config cfg = {
 				.pt_config = JIFL_INTEL_PT_CFG_MTC | JIFL_INTEL_PT_CFG_CYC |
 					     (8ULL << 14),	/* --mtc-freq 8 */
-				.tsc_ctc_d = 1, .tsc_ctc_n = 4,	/* --cpuid-0x15.eax 1, .ebx 4 */
+				/* --cpuid-0x15.eax 1 --cpuid-0x15.ebx 4 */
+				.tsc_ctc_d = 1, .tsc_ctc_n = 4,
 				.max_nonturbo_ratio = 4,		/* --nom-freq 4 */
 			};
 			struct jifl_perf_writer_config bare = { 0 };

@@ -225,9 +225,10 @@ static int parse(int argc, char **argv, struct options *o)
 		OPT_PROGRESS, OPT_NO_PROGRESS, OPT_DECODER, OPT_VERSION, OPT_PID, OPT_TID,
 		OPT_TIME, OPT_BUILDID_DIR, OPT_CPU, OPT_FILTER,
 	};
-#define FILTER_OPTS(n)	{ "filter:addr" #n "_cfg", required_argument, NULL, OPT_FILTER + 3 * (n) }, \
-			{ "filter:addr" #n "_a", required_argument, NULL, OPT_FILTER + 3 * (n) + 1 }, \
-			{ "filter:addr" #n "_b", required_argument, NULL, OPT_FILTER + 3 * (n) + 2 }
+#define FILTER_OPTS(n)									\
+	{ "filter:addr" #n "_cfg", required_argument, NULL, OPT_FILTER + 3 * (n) },	\
+	{ "filter:addr" #n "_a", required_argument, NULL, OPT_FILTER + 3 * (n) + 1 },	\
+	{ "filter:addr" #n "_b", required_argument, NULL, OPT_FILTER + 3 * (n) + 2 }
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "flowjit", required_argument, NULL, 'f' },
@@ -326,8 +327,8 @@ static int parse(int argc, char **argv, struct options *o)
 	/* As ptxed does, decode on without errata; nothing is lost by it. */
 	if (o->cpu && jifl_ptconfig_set_cpu(&o->proc, &o->proc.cpu))
 		fprintf(stderr, "jifl-decode: --cpu %s: libipt knows no errata of processor "
-			"%u/%u/%u; decoding without\n", o->cpu, o->proc.cpu.family, o->proc.cpu.model,
-			o->proc.cpu.stepping);
+			"%u/%u/%u; decoding without\n", o->cpu, o->proc.cpu.family,
+			o->proc.cpu.model, o->proc.cpu.stepping);
 	return 0;
 }
 
