@@ -16,8 +16,8 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "tools.h"
 
-#define DECODE		JIFL_TOP "/build/bin/jifl-decode"
 #define MAN		JIFL_TOP "/Documentation/man/jifl-decode.1"
 #define COMPLETION	JIFL_TOP "/userspace/completion/jifl-tools.bash"
 #define MAX_OPTS	64
@@ -183,7 +183,7 @@ TEST(help_man_and_completion_agree)
 	static char out[1 << 14], a[4096], b[4096];
 	const char *text;
 
-	ASSERT_EQ(0, cmd_run(out, sizeof(out), "%s --help", DECODE)) TH_LOG("%s", out);
+	ASSERT_EQ(0, cmd_run(out, sizeof(out), "%s --help", decoder())) TH_LOG("%s", out);
 	help_opts(out, &help);
 	ASSERT_LT(10, help.n) TH_LOG("%zu options in --help", help.n);
 

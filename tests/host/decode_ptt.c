@@ -32,8 +32,8 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "perf_writer.h"
+#include "tools.h"
 
-#define DECODE	JIFL_TOP "/build/bin/jifl-decode"
 #define OUT_MAX	16384
 
 /* A packet of a .ptt; @raw: instead, that byte as it is (raw-8()). */
@@ -412,20 +412,21 @@ static size_t write_case(struct __test_metadata *_metadata, FIXTURE_DATA(ptt) *s
 	return size;
 }
 
-/* Decode with @opts; the reduced listing into @got, the exit status returned. */
+/*
+ * Decode with libipt's decoder @kind and @opts; the reduced listing into
+ * @got, the exit status returned.
+ */
 static int decode_raw(FIXTURE_DATA(ptt) *self, const struct ptt_case *c, const char *opts,
-		      const char *decoder, char *got, size_t len)
+		      const char *kind, char *got, size_t len)
 {
 	int status;
 
 	status = cmd_run(self->out, sizeof(self->out),
 			 "%s --pt %s --raw %s:0x%" PRIx64 " --insn -F ip --decoder %s %s",
-			 DECODE, self->pt, self->bin, c->org, decoder, opts);
+			 decoder(), self->pt, self->bin, c->org, kind, opts);
 	reduce_jifl(self->out, got, len);
 	return status;
 }
-
-static const char *const decoders[] = { "insn", "block" };
 
 TEST_F(ptt, raw_mode_decodes_as_ptxed)
 {
@@ -440,7 +441,7 @@ TEST_F(ptt, raw_mode_decodes_as_ptxed)
 		reduce_ptxed(c->exp, want, sizeof(want));
 		for (j = 0; c->cpus[j]; j++) {
 			snprintf(opts, sizeof(opts), "--cpu %s %s", c->cpus[j], c->opts);
-			for (d = 0; d < N(decoders); d++) {
+			for (d = 0; d < NR_DECODERS; d++) {
 				status = decode_raw(self, c, opts, decoders[d], got, sizeof(got));
 				EXPECT_STREQ(want, got)
 					TH_LOG("%s with %s, %s decoder:\n%s", c->name, opts,
@@ -451,7 +452,7 @@ TEST_F(ptt, raw_mode_decodes_as_ptxed)
 					       decoders[d]);
 			}
 		}
-		for (d = 0; c->needs_opts && d < N(decoders); d++) {
+		for (d = 0; c->needs_opts && d < NR_DECODERS; d++) {
 			decode_raw(self, c, "", decoders[d], got, sizeof(got));
 			EXPECT_STRNE(want, got)
 				TH_LOG("%s decodes as ptxed without its options (%s decoder):\n%s",
@@ -472,7 +473,7 @@ TEST_F(ptt, unknown_cpu_is_said)
 	ASSERT_NE(NULL, c);
 	write_case(_metadata, self, c);
 	EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out), "%s --pt %s --raw %s:0x%" PRIx64
-			     " --insn -F ip --cpu 0/0", DECODE, self->pt, self->bin, c->org));
+			     " --insn -F ip --cpu 0/0", decoder(), self->pt, self->bin, c->org));
 	EXPECT_NE(NULL, strstr(self->out, "jifl-decode: --cpu 0/0: libipt knows no errata of "
 			       "processor 0/0/0; decoding without\n")) TH_LOG("%s", self->out);
 }
@@ -540,7 +541,7 @@ TEST_F(ptt, perf_data_cpuid_gives_errata)
 		struct jifl_perf_writer_config cfg = { .cpuid = cpus[i].cpuid };
 
 		write_perf(_metadata, self, c, &cfg);
-		cmd_run(self->out, sizeof(self->out), "%s -i %s --insn -F ip", DECODE, self->data);
+		cmd_run(self->out, sizeof(self->out), "%s -i %s --insn -F ip", decoder(), self->data);
 		reduce_jifl(self->out, got, sizeof(got));
 		if (cpus[i].errata) {
 			EXPECT_STREQ(want, got) TH_LOG("%s:\n%s", cpus[i].cpuid, self->out);
@@ -600,7 +601,7 @@ TEST_F(ptt, perf_data_timing_reaches_libipt)
 
 	for (i = 0; i < N(timing_cases); i++) {
 		c = &timing_cases[i];
-		for (d = 0; d < N(decoders); d++) {
+		for (d = 0; d < NR_DECODERS; d++) {
 			struct jifl_perf_writer_config cfg = {
 				.pt_config = JIFL_INTEL_PT_CFG_MTC | JIFL_INTEL_PT_CFG_CYC |
 					     (8ULL << 14),	/* --mtc-freq 8 */
@@ -612,7 +613,7 @@ TEST_F(ptt, perf_data_timing_reaches_libipt)
 
 			write_perf(_metadata, self, c, &cfg);
 			EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out), "%s -i %s --insn "
-					     "-F time,ip --decoder %s", DECODE, self->data,
+					     "-F time,ip --decoder %s", decoder(), self->data,
 					     decoders[d])) TH_LOG("%s", self->out);
 			reduce_times(self->out, got, sizeof(got));
 			EXPECT_STREQ(c->exp, got)
@@ -620,7 +621,7 @@ TEST_F(ptt, perf_data_timing_reaches_libipt)
 
 			write_perf(_metadata, self, c, &bare);
 			cmd_run(self->out, sizeof(self->out), "%s -i %s --insn -F time,ip "
-				"--decoder %s", DECODE, self->data, decoders[d]);
+				"--decoder %s", decoder(), self->data, decoders[d]);
 			reduce_times(self->out, none, sizeof(none));
 			EXPECT_STREQ("0xa0000 100000\n0xa0000 100002\n0xa0000 100004\n", none)
 				TH_LOG("%s without timing fields, %s decoder:\n%s", c->name,
