@@ -63,9 +63,12 @@ done
 # The decoder's tests again against the ASan/UBSan build: bad input must
 # never crash or touch memory it should not.
 if make -s userspace-san > "$logdir/build-san.log" 2>&1; then
-	echo "== host (ASan/UBSan): decode"
-	JIFL_DECODE=build/bin-san/jifl-decode build/tests/host/decode > "$logdir/host-san-decode.log" 2>&1
-	count_tap "$logdir/host-san-decode.log" $?
+	for name in decode decode_ptt; do
+		echo "== host (ASan/UBSan): $name"
+		JIFL_DECODE=build/bin-san/jifl-decode build/tests/host/$name \
+			> "$logdir/host-san-$name.log" 2>&1
+		count_tap "$logdir/host-san-$name.log" $?
+	done
 else
 	tail -n 20 "$logdir/build-san.log"
 	echo "check: sanitizer build failed"
