@@ -90,8 +90,8 @@ int jifl_ptconfig_from_perf(struct pt_config *cfg, const struct jifl_perf_info *
 	struct pt_cpu cpu;
 
 	pt_config_init(cfg);
-	/* IA32_RTIT_CTL.MTCFreq is where attr.config's MTC period is. */
-	if (info->mtc_freq_bits)
+	/* With MTC on, IA32_RTIT_CTL.MTCFreq is attr.config's MTC period. */
+	if (info->mtc_freq_bits && (info->pt_config & info->mtc_bit))
 		cfg->mtc_freq = (info->pt_config & info->mtc_freq_bits) >>
 				__builtin_ctzll(info->mtc_freq_bits);
 	cfg->nom_freq = info->max_nonturbo_ratio <= UINT8_MAX ? info->max_nonturbo_ratio : 0;
