@@ -124,4 +124,37 @@ TEST(short_counter_in_perf_data)
 	jifl_perf_reader_close(r);
 }
 
+/*
+ * jifl_tsc_conv_after(): the first TSC value whose time is after a given
+ * perf time, for a TSC faster than 1 GHz (as on x86: several values per
+ * nanosecond), slower, and before time_zero.
+ */
+TEST(first_tsc_after_a_time)
+{
+	static const struct jifl_tsc_conv convs[] = {
+		{ .time_shift = 31, .time_mult = 715827882, .time_zero = 123456789 },	/* 3 GHz */
+		{ .time_shift = TIME_SHIFT, .time_mult = TIME_MULT, .time_zero = TIME_ZERO },
+		{ .time_shift = 0, .time_mult = 7, .time_zero = 1000 },
+	};
+	static const uint64_t times[] = {
+		0, 999, 1000, 1001, 123456789, 123456790, TIME_ZERO, TIME_ZERO + 1,
+		TIME_ZERO + 999, 9194303999ull, 1000000000000000ull, 1000000000000001ull,
+	};
+	uint64_t tsc;
+	size_t c, i;
+
+	for (c = 0; c < sizeof(convs) / sizeof(convs[0]); c++) {
+		for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+			tsc = jifl_tsc_conv_after(&convs[c], times[i]);
+			EXPECT_LT(times[i], jifl_tsc_conv_to_time(&convs[c], tsc))
+				TH_LOG("conversion %zu, time %llu", c, (unsigned long long)times[i]);
+			if (tsc)
+				EXPECT_GE(times[i], jifl_tsc_conv_to_time(&convs[c], tsc - 1))
+					TH_LOG("conversion %zu, time %llu: TSC %llu is not the first",
+					       c, (unsigned long long)times[i],
+					       (unsigned long long)tsc);
+		}
+	}
+}
+
 TEST_HARNESS_MAIN

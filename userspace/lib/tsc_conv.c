@@ -23,6 +23,23 @@ uint64_t jifl_tsc_conv_to_time(const struct jifl_tsc_conv *tc, uint64_t tsc)
 	       ((rem * tc->time_mult) >> tc->time_shift);
 }
 
+uint64_t jifl_tsc_conv_after(const struct jifl_tsc_conv *tc, uint64_t time)
+{
+	uint64_t t, tsc;
+
+	if (!tc->time_mult || time < tc->time_zero)
+		return 0;
+	t = time - tc->time_zero;
+	tsc = (t / tc->time_mult << tc->time_shift) +
+	      ((t % tc->time_mult << tc->time_shift) / tc->time_mult);
+	/* The division rounds down: a few steps to the exact boundary. */
+	while (jifl_tsc_conv_to_time(tc, tsc) <= time)
+		tsc++;
+	while (tsc && jifl_tsc_conv_to_time(tc, tsc - 1) > time)
+		tsc--;
+	return tsc;
+}
+
 int jifl_tsc_conv_from_page(struct jifl_tsc_conv *tc,
 			    const struct perf_event_mmap_page *pc)
 {

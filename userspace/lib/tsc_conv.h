@@ -41,6 +41,13 @@ int jifl_tsc_conv_from_page(struct jifl_tsc_conv *tc,
 
 uint64_t jifl_tsc_conv_to_time(const struct jifl_tsc_conv *tc, uint64_t tsc);
 
+/*
+ * The first TSC value whose perf time is after @time (perf's
+ * perf_time_to_tsc() inverts the formula the same way); for a TSC of 64
+ * bits, not a cap_user_time_short counter.
+ */
+uint64_t jifl_tsc_conv_after(const struct jifl_tsc_conv *tc, uint64_t time);
+
 static inline uint64_t jifl_tsc_read(void)
 {
 	return __rdtsc();
