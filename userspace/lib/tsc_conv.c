@@ -27,15 +27,16 @@ uint64_t jifl_tsc_conv_after(const struct jifl_tsc_conv *tc, uint64_t time)
 {
 	uint64_t t, tsc;
 
-	if (!tc->time_mult || time < tc->time_zero)
+	/* time_zero is often "negative": the kernel's clock started after the TSC. */
+	if (!tc->time_mult || (int64_t)(time - tc->time_zero) < 0)
 		return 0;
 	t = time - tc->time_zero;
 	tsc = (t / tc->time_mult << tc->time_shift) +
 	      ((t % tc->time_mult << tc->time_shift) / tc->time_mult);
 	/* The division rounds down: a few steps to the exact boundary. */
-	while (jifl_tsc_conv_to_time(tc, tsc) <= time)
+	while ((int64_t)(jifl_tsc_conv_to_time(tc, tsc) - time) <= 0)
 		tsc++;
-	while (tsc && jifl_tsc_conv_to_time(tc, tsc - 1) > time)
+	while (tsc && (int64_t)(jifl_tsc_conv_to_time(tc, tsc - 1) - time) > 0)
 		tsc--;
 	return tsc;
 }
