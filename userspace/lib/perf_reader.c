@@ -14,6 +14,7 @@
 
 #include "errcode.h"
 #include "perf_reader.h"
+#include "perf_sample_id.h"
 
 struct aux_buffer {
 	uint32_t idx, tid, cpu;
@@ -25,8 +26,6 @@ struct aux_buffer {
 struct jifl_perf_reader {
 	const uint8_t *map;
 	size_t map_size;
-	uint64_t sample_type;
-	int sample_id_all;
 	int have_auxtrace_info;
 	struct jifl_perf_info info;
 	struct jifl_perf_map *maps;
@@ -68,37 +67,15 @@ static int bad(struct jifl_perf_reader *r, uint64_t offset, int err)
 	return err;
 }
 
-/* The size of the sample_id_all trailer, and the offset of time from its end. */
-static size_t sample_id_size(uint64_t type, size_t *time_from_end)
-{
-	static const uint64_t after_time[] = {
-		PERF_SAMPLE_ID, PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
-		PERF_SAMPLE_IDENTIFIER,
-	};
-	size_t size = 0, i;
-
-	*time_from_end = 0;
-	for (i = 0; i < sizeof(after_time) / sizeof(after_time[0]); i++)
-		if (type & after_time[i])
-			size += 8;
-	if (type & PERF_SAMPLE_TIME) {
-		size += 8;
-		*time_from_end = size;
-	}
-	if (type & PERF_SAMPLE_TID)
-		size += 8;
-	return size;
-}
-
 /* Perf time of a kernel side-band record (0 when it carries none). */
 static uint64_t record_time(const struct jifl_perf_reader *r,
 			    const struct perf_event_header *h, size_t *body)
 {
-	size_t from_end, trailer = sample_id_size(r->sample_type, &from_end);
+	size_t from_end, trailer = jifl_perf_sample_id_size(r->info.sample_type, &from_end);
 	uint64_t t = 0;
 
 	*body = h->size;
-	if (!r->sample_id_all || h->size < sizeof(*h) + trailer)
+	if (!r->info.sample_id_all || h->size < sizeof(*h) + trailer)
 		return 0;
 	*body = h->size - trailer;
 	if (from_end)
@@ -106,10 +83,29 @@ static uint64_t record_time(const struct jifl_perf_reader *r,
 	return t;
 }
 
+/*
+ * The first id of the event whose attribute is at @off, in *@id (left
+ * alone when it has none).
+ */
+static int read_first_id(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h,
+			 uint64_t off, uint64_t *id)
+{
+	struct jifl_perf_section ids;
+
+	memcpy(&ids, r->map + off + h->attr_size - sizeof(ids), sizeof(ids));
+	if (!ids.size)
+		return 0;
+	if (ids.offset > r->map_size || r->map_size - ids.offset < sizeof(*id))
+		return bad(r, off, -jifl_err_truncated);
+	memcpy(id, r->map + ids.offset, sizeof(*id));
+	return 0;
+}
+
 static int read_attrs(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h)
 {
 	struct perf_event_attr attr;
 	uint64_t n, i, off;
+	int err, tracking = 0;
 
 	if (h->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct jifl_perf_section) ||
 	    h->attr_size > 4096 || !h->attrs.size || h->attrs.size % h->attr_size)
@@ -125,13 +121,21 @@ static int read_attrs(struct jifl_perf_reader *r, const struct jifl_perf_file_he
 		       h->attr_size - sizeof(struct jifl_perf_section) < sizeof(attr) ?
 		       h->attr_size - sizeof(struct jifl_perf_section) : sizeof(attr));
 		/* One layout of sample ids for all events, as perf requires. */
-		if (i && (attr.sample_type != r->sample_type ||
-			  attr.sample_id_all != (unsigned int)r->sample_id_all))
+		if (i && (attr.sample_type != r->info.sample_type ||
+			  attr.sample_id_all != (unsigned int)r->info.sample_id_all))
 			return bad(r, off, -jifl_err_format);
-		r->sample_type = attr.sample_type;
-		r->sample_id_all = attr.sample_id_all;
+		r->info.sample_type = attr.sample_type;
+		r->info.sample_id_all = attr.sample_id_all;
+		r->info.use_clockid |= attr.use_clockid;
 		if (attr.type > PERF_TYPE_BREAKPOINT)
 			r->info.pt_config = attr.config;
+		/* The tracking event, else the first: its id marks side-band records. */
+		if (!i || (!tracking && (attr.mmap || attr.mmap2))) {
+			tracking = attr.mmap || attr.mmap2;
+			err = read_first_id(r, h, off, &r->info.sideband_id);
+			if (err)
+				return err;
+		}
 	}
 	return 0;
 }

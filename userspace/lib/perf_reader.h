@@ -50,6 +50,18 @@ struct jifl_perf_info {
 	 */
 	int unfinished;
 	uint64_t cut_at;
+	/*
+	 * The events' sample_type and sample_id_all (the same for all, as
+	 * perf requires): the layout of side-band records' trailers; the
+	 * first id of the event that records side-band (attr.mmap), else
+	 * of the first event, for records added to the file. @use_clockid:
+	 * an event has attr.use_clockid (perf record -k): times are of that
+	 * clock, not the TSC's conversion.
+	 */
+	uint64_t sample_type;
+	int sample_id_all;
+	uint64_t sideband_id;
+	int use_clockid;
 };
 
 /* A side-band record, with its time (perf time, ns; 0 if none). */
