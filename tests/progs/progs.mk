@@ -4,7 +4,7 @@
 # Each swt_* program is built dynamic and static, both without PIE so
 # that tests can find symbols at their link addresses.
 
-SWT_PROGS := swt_flow swt_sys swt_sig swt_crash swt_thread swt_jit swt_spin swt_fault swt_vdso
+SWT_PROGS := swt_flow swt_sys swt_sig swt_crash swt_thread swt_jit swt_spin swt_fault swt_vdso swt_sched swt_wxjit
 PROGS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -no-pie
 
 TEST_PROGS += $(foreach p,$(SWT_PROGS),$(B)/tests/progs/$(p) $(B)/tests/progs/$(p)-static)
@@ -16,3 +16,10 @@ $(B)/tests/progs/swt_%-static: tests/progs/swt_%.c
 $(B)/tests/progs/swt_%: tests/progs/swt_%.c
 	@mkdir -p $(@D)
 	$(CC) $(PROGS_CFLAGS) -o $@ $< -lpthread
+
+# FlowJIT in user space for host tests (see the file): a preloaded library.
+TEST_PROGS += $(B)/tests/progs/fj_preload.so
+
+$(B)/tests/progs/fj_preload.so: tests/progs/fj_preload.c | $(UAPI)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -isystem $(UAPI) -o $@ $<

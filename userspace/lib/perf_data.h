@@ -85,6 +85,19 @@ enum jifl_intel_pt_info {
 	JIFL_INTEL_PT_INFO_MAX,
 };
 
+/*
+ * AUXTRACE_INFO's have_sched_switch: how a per-CPU trace says which
+ * thread ran (perf's arch/x86/util/intel-pt.c): PERF_RECORD_SWITCH of
+ * the traced tasks' events, or PERF_RECORD_SWITCH_CPU_WIDE of a dummy
+ * event on every CPU (perf's choice where it may open one).
+ */
+enum jifl_intel_pt_sched_switch {
+	JIFL_SCHED_SWITCH_NONE		= 0,
+	JIFL_SCHED_SWITCH_TRACEPOINT	= 1,
+	JIFL_SCHED_SWITCH_TASK		= 2,
+	JIFL_SCHED_SWITCH_CPU_WIDE	= 3,
+};
+
 /* intel_pt PMU config bits (its sysfs "format" directory). */
 #define JIFL_INTEL_PT_CFG_PT		(1ULL << 0)
 #define JIFL_INTEL_PT_CFG_CYC		(1ULL << 1)
@@ -170,6 +183,25 @@ struct jifl_perf_build_id_event {
 	uint8_t size;
 	uint8_t reserved[3];
 	char filename[];
+};
+
+/* PERF_RECORD_SWITCH_CPU_WIDE; PERF_RECORD_SWITCH is the header alone. */
+struct jifl_perf_switch_cpu_wide_event {
+	struct perf_event_header header;
+	uint32_t next_prev_pid, next_prev_tid;
+};
+
+/*
+ * A context switch record in memory. @pid and @tid are its sample id's:
+ * the task switched out (PERF_RECORD_MISC_SWITCH_OUT in @misc) or in;
+ * a CPU-wide record also names the task switched to (out) or from (in).
+ * The idle task is pid 0, tid 0.
+ */
+struct jifl_perf_switch {
+	uint32_t type;			/* PERF_RECORD_SWITCH or _SWITCH_CPU_WIDE */
+	uint16_t misc;			/* PERF_RECORD_MISC_SWITCH_OUT[_PREEMPT] */
+	uint32_t pid, tid;
+	uint32_t next_prev_pid, next_prev_tid;	/* _SWITCH_CPU_WIDE only */
 };
 
 /* An MMAP2 record in memory (what the writer is given, the reader returns). */

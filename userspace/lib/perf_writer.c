@@ -26,9 +26,10 @@
 
 #define WRITER_BUF_SIZE	(1 << 20)
 
-enum { EV_PT, EV_DUMMY, EV_NR };
+/* The events: EV_SWITCH only in a per-CPU session with CPU-wide switches. */
+enum { EV_PT, EV_DUMMY, EV_SWITCH, EV_MAX };
 
-static const char *const ev_names[EV_NR] = { "intel_pt//u", "dummy:u" };
+static const char *const ev_names[EV_MAX] = { "intel_pt//u", "dummy:u", "dummy:u" };
 
 struct aux_index_entry {
 	uint64_t file_offset;
@@ -47,8 +48,10 @@ struct jifl_perf_writer {
 	uint8_t *buf;
 	size_t len;			/* bytes in buf not yet written */
 	struct jifl_perf_writer_config cfg;
-	struct jifl_perf_file_attr attrs[EV_NR];
-	uint64_t ids[EV_NR];
+	struct jifl_perf_file_attr attrs[EV_MAX];
+	uint64_t ids[EV_MAX];
+	int nr_ev;
+	int cpu;			/* of the sample ids; -1: this one */
 	uint64_t data_offset;
 	uint64_t *aux_offset;		/* bytes so far, per queue */
 	uint32_t nr_queues;
@@ -125,11 +128,16 @@ static void attr_init(struct perf_event_attr *a, uint32_t type, uint64_t config)
 	a->sample_id_all = 1;
 }
 
-/* Attributes as perf record sets them for "-e intel_pt//u --per-thread". */
+/*
+ * Attributes as perf record sets them for "-e intel_pt//u": per thread
+ * (--per-thread), or per CPU with context switches of the traced tasks
+ * on the tracking event, or of every task on a dummy event of each CPU.
+ */
 static void writer_init_attrs(struct jifl_perf_writer *w)
 {
 	struct perf_event_attr *pt = &w->attrs[EV_PT].attr;
 	struct perf_event_attr *dummy = &w->attrs[EV_DUMMY].attr;
+	int i;
 
 	attr_init(pt, w->cfg.pt_pmu_type, w->cfg.pt_config);
 	attr_init(dummy, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
@@ -138,8 +146,16 @@ static void writer_init_attrs(struct jifl_perf_writer *w)
 	dummy->comm = 1;
 	dummy->comm_exec = 1;
 	dummy->task = 1;
-	w->ids[EV_PT] = 1;
-	w->ids[EV_DUMMY] = 2;
+	w->nr_ev = EV_SWITCH;
+	if (w->cfg.nr_cpus && w->cfg.sched_switch == JIFL_SCHED_SWITCH_TASK)
+		dummy->context_switch = 1;
+	if (w->cfg.nr_cpus && w->cfg.sched_switch == JIFL_SCHED_SWITCH_CPU_WIDE) {
+		attr_init(&w->attrs[EV_SWITCH].attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY);
+		w->attrs[EV_SWITCH].attr.context_switch = 1;
+		w->nr_ev = EV_MAX;
+	}
+	for (i = 0; i < w->nr_ev; i++)
+		w->ids[i] = i + 1;
 }
 
 static int writer_put_header(struct jifl_perf_writer *w, uint64_t data_size,
@@ -153,20 +169,20 @@ static int writer_put_header(struct jifl_perf_writer *w, uint64_t data_size,
 	h.magic = JIFL_PERF_MAGIC;
 	h.size = sizeof(h);
 	h.attr_size = sizeof(struct jifl_perf_file_attr);
-	h.attrs.offset = ids_offset + sizeof(w->ids);
-	h.attrs.size = sizeof(w->attrs);
+	h.attrs.offset = ids_offset + w->nr_ev * sizeof(w->ids[0]);
+	h.attrs.size = w->nr_ev * sizeof(w->attrs[0]);
 	h.data.offset = w->data_offset;
 	h.data.size = data_size;
 	if (features)
 		memcpy(h.features, features, sizeof(h.features));
-	for (i = 0; i < EV_NR; i++) {
+	for (i = 0; i < w->nr_ev; i++) {
 		w->attrs[i].ids.offset = ids_offset + i * sizeof(uint64_t);
 		w->attrs[i].ids.size = sizeof(uint64_t);
 	}
 	if (pwrite(w->fd, &h, sizeof(h), 0) != sizeof(h) ||
-	    pwrite(w->fd, w->ids, sizeof(w->ids), ids_offset) != sizeof(w->ids) ||
-	    pwrite(w->fd, w->attrs, sizeof(w->attrs), h.attrs.offset) !=
-	    sizeof(w->attrs))
+	    pwrite(w->fd, w->ids, w->nr_ev * sizeof(w->ids[0]), ids_offset) !=
+	    (ssize_t)(w->nr_ev * sizeof(w->ids[0])) ||
+	    pwrite(w->fd, w->attrs, h.attrs.size, h.attrs.offset) != (ssize_t)h.attrs.size)
 		return -jifl_err_io;
 	return 0;
 }
@@ -182,7 +198,7 @@ static int writer_put_record(struct jifl_perf_writer *w, void *rec, size_t size,
 {
 	struct perf_event_header *hdr = rec;
 	struct jifl_perf_sample_id sid;
-	int cpu = sched_getcpu();
+	int cpu = w->cpu >= 0 ? w->cpu : sched_getcpu();
 	int err;
 
 	sid.pid = pid;
@@ -213,13 +229,17 @@ static int writer_put_auxtrace_info(struct jifl_perf_writer *w)
 	info.priv[JIFL_INTEL_PT_CAP_USER_TIME_ZERO] = 1;
 	info.priv[JIFL_INTEL_PT_TSC_BIT] = JIFL_INTEL_PT_CFG_TSC;
 	info.priv[JIFL_INTEL_PT_NORETCOMP_BIT] = JIFL_INTEL_PT_CFG_NORETCOMP;
+	if (w->cfg.nr_cpus) {
+		info.priv[JIFL_INTEL_PT_HAVE_SCHED_SWITCH] = w->cfg.sched_switch;
+		info.priv[JIFL_INTEL_PT_PER_CPU_MMAPS] = 1;
+	}
 	info.priv[JIFL_INTEL_PT_MTC_BIT] = JIFL_INTEL_PT_CFG_MTC;
 	info.priv[JIFL_INTEL_PT_MTC_FREQ_BITS] = JIFL_INTEL_PT_CFG_MTC_PERIOD;
 	info.priv[JIFL_INTEL_PT_TSC_CTC_N] = w->cfg.tsc_ctc_n;
 	info.priv[JIFL_INTEL_PT_TSC_CTC_D] = w->cfg.tsc_ctc_d;
 	info.priv[JIFL_INTEL_PT_CYC_BIT] = JIFL_INTEL_PT_CFG_CYC;
 	info.priv[JIFL_INTEL_PT_MAX_NONTURBO_RATIO] = w->cfg.max_nonturbo_ratio;
-	/* Per-thread buffers, no address filter. */
+	/* No address filter. */
 	return writer_put(w, &info, sizeof(info));
 }
 
@@ -252,6 +272,7 @@ int jifl_perf_writer_open(struct jifl_perf_writer **pw, const char *path,
 	w->buf = malloc(WRITER_BUF_SIZE);
 	w->cfg = *cfg;
 	w->fd = -1;
+	w->cpu = -1;
 	if (!w->buf) {
 		jifl_perf_writer_free(w);
 		return -jifl_err_nomem;
@@ -262,8 +283,8 @@ int jifl_perf_writer_open(struct jifl_perf_writer **pw, const char *path,
 		goto out_free;
 	}
 	writer_init_attrs(w);
-	w->data_offset = sizeof(struct jifl_perf_file_header) + sizeof(w->ids) +
-			 sizeof(w->attrs);
+	w->data_offset = sizeof(struct jifl_perf_file_header) +
+			 w->nr_ev * (sizeof(w->ids[0]) + sizeof(w->attrs[0]));
 	err = writer_put_header(w, 0, NULL);
 	if (err)
 		goto out_free;
@@ -372,8 +393,37 @@ int jifl_perf_writer_exit(struct jifl_perf_writer *w, uint32_t pid,
 	return writer_task(w, PERF_RECORD_EXIT, pid, ppid, tid, ptid, tsc);
 }
 
+void jifl_perf_writer_set_cpu(struct jifl_perf_writer *w, int cpu)
+{
+	w->cpu = cpu;
+}
+
+/* Its sample id names the task switched out, or in (PERF_RECORD_MISC_SWITCH_OUT). */
+int jifl_perf_writer_switch(struct jifl_perf_writer *w,
+			    const struct jifl_perf_switch *sw, uint64_t tsc)
+{
+	struct jifl_perf_switch_cpu_wide_event rec;
+	size_t size = sizeof(rec);
+
+	memset(&rec, 0, sizeof(rec));
+	rec.header.type = sw->type;
+	rec.header.misc = sw->misc;
+	rec.next_prev_pid = sw->next_prev_pid;
+	rec.next_prev_tid = sw->next_prev_tid;
+	if (sw->type == PERF_RECORD_SWITCH)
+		size = sizeof(rec.header);
+	return writer_put_record(w, &rec, size, sw->type == PERF_RECORD_SWITCH ?
+				 EV_DUMMY : EV_SWITCH, sw->pid, sw->tid, tsc);
+}
+
 int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
 			      uint32_t tid, const void *data, size_t size)
+{
+	return jifl_perf_writer_auxtrace_cpu(w, idx, tid, -1, data, size);
+}
+
+int jifl_perf_writer_auxtrace_cpu(struct jifl_perf_writer *w, uint32_t idx,
+				  uint32_t tid, int cpu, const void *data, size_t size)
 {
 	struct jifl_perf_auxtrace rec;
 	size_t pad = (8 - (size & 7)) & 7;
@@ -405,7 +455,7 @@ int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
 	rec.reference = jifl_tsc_read();
 	rec.idx = idx;
 	rec.tid = tid;
-	rec.cpu = (uint32_t)-1;
+	rec.cpu = cpu;
 	w->index[w->index_nr].file_offset = w->pos;
 	w->index[w->index_nr].size = sizeof(rec);	/* perf checks header.size */
 	w->index_nr++;
@@ -539,8 +589,8 @@ static int feat_nrcpus(struct jifl_perf_writer *w)
 {
 	uint32_t nr[2];
 
-	nr[0] = sysconf(_SC_NPROCESSORS_CONF);
-	nr[1] = sysconf(_SC_NPROCESSORS_ONLN);
+	nr[0] = w->cfg.nr_cpus ? w->cfg.nr_cpus : sysconf(_SC_NPROCESSORS_CONF);
+	nr[1] = w->cfg.nr_cpus ? w->cfg.nr_cpus : sysconf(_SC_NPROCESSORS_ONLN);
 	return writer_put(w, nr, sizeof(nr));
 }
 
@@ -559,12 +609,12 @@ static int feat_cpuid(struct jifl_perf_writer *w)
 
 static int feat_event_desc(struct jifl_perf_writer *w)
 {
-	uint32_t hdr[2] = { EV_NR, sizeof(struct perf_event_attr) };
+	uint32_t hdr[2] = { w->nr_ev, sizeof(struct perf_event_attr) };
 	uint32_t nr_ids = 1;
 	int i, err;
 
 	err = writer_put(w, hdr, sizeof(hdr));
-	for (i = 0; i < EV_NR && !err; i++) {
+	for (i = 0; i < w->nr_ev && !err; i++) {
 		err = writer_put(w, &w->attrs[i].attr, sizeof(w->attrs[i].attr));
 		if (!err)
 			err = writer_put(w, &nr_ids, sizeof(nr_ids));

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Write a perf.data file as "perf record -e intel_pt//u" writes it for a
- * per-thread session: an intel_pt event and a dummy:u tracking event, the
- * AUXTRACE_INFO and TIME_CONV records, side-band records (COMM, MMAP2,
- * FORK, ITRACE_START, EXIT) and AUXTRACE records holding the packets, then the
- * feature sections perf's Intel PT decoder uses (including the AUXTRACE
- * index).
+ * Write a perf.data file as "perf record -e intel_pt//u" writes it, for a
+ * per-thread session (--per-thread) or a per-CPU one (the default): an
+ * intel_pt event and a dummy:u tracking event (and, per CPU, a dummy:u
+ * event on every CPU for CPU-wide context switches), the AUXTRACE_INFO
+ * and TIME_CONV records, side-band records (COMM, MMAP2, FORK,
+ * ITRACE_START, SWITCH, EXIT) and AUXTRACE records holding the packets,
+ * then the feature sections perf's Intel PT decoder uses (including the
+ * AUXTRACE index).
  *
  * All times are given as TSC values and converted with the configured
  * struct jifl_tsc_conv, as the kernel converts its own time stamps.
@@ -30,6 +32,13 @@ struct jifl_perf_writer_config {
 	/* AUXTRACE_INFO's timing fields (0: unknown), as perf's: */
 	uint32_t tsc_ctc_n, tsc_ctc_d;	/* CPUID leaf 0x15: EBX, EAX */
 	uint32_t max_nonturbo_ratio;	/* MSR_PLATFORM_INFO[15:8] */
+	/*
+	 * A per-CPU session of @nr_cpus CPUs (0: per-thread), whose context
+	 * switches come as @sched_switch says (JIFL_SCHED_SWITCH_TASK or
+	 * _CPU_WIDE).
+	 */
+	uint32_t nr_cpus;
+	enum jifl_intel_pt_sched_switch sched_switch;
 };
 
 /* Create @path and write its header; returns 0 or -jifl_error_code. */
@@ -48,9 +57,23 @@ int jifl_perf_writer_fork(struct jifl_perf_writer *w, uint32_t pid,
 int jifl_perf_writer_exit(struct jifl_perf_writer *w, uint32_t pid,
 			  uint32_t ppid, uint32_t tid, uint32_t ptid, uint64_t tsc);
 
+/*
+ * The CPU that the sample ids of the records written from now on name;
+ * -1 (the default): the one the writer runs on.
+ */
+void jifl_perf_writer_set_cpu(struct jifl_perf_writer *w, int cpu);
+
+/* A context switch on the CPU jifl_perf_writer_set_cpu() named. */
+int jifl_perf_writer_switch(struct jifl_perf_writer *w,
+			    const struct jifl_perf_switch *sw, uint64_t tsc);
+
 /* One buffer of trace data for the per-thread queue @idx (0, 1, ...) of @tid. */
 int jifl_perf_writer_auxtrace(struct jifl_perf_writer *w, uint32_t idx,
 			      uint32_t tid, const void *data, size_t size);
+
+/* The same for queue @idx of CPU @cpu (-1: per-thread), @tid as perf names it. */
+int jifl_perf_writer_auxtrace_cpu(struct jifl_perf_writer *w, uint32_t idx,
+				  uint32_t tid, int cpu, const void *data, size_t size);
 
 /*
  * @bytes of the trace of queue @idx, which has had a buffer, were lost

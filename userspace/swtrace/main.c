@@ -40,6 +40,15 @@ static void usage(FILE *f)
 		"      --ret-compression  returns to the matching call site as TNT bits\n"
 		"                         (default: noretcomp, a TIP for every return)\n"
 		"      --no-pin           do not keep COMMAND on the recorder's CPU\n"
+		"      --per-cpu          record per CPU, as perf record does by default:\n"
+		"                         threads run on virtual CPUs, one trace per CPU,\n"
+		"                         context-switch records (default: per thread)\n"
+		"      --cpus N           virtual CPUs of --per-cpu (default: this system's)\n"
+		"      --timeslice N      instructions a thread runs before it yields its\n"
+		"                         CPU to a waiting one (default: 10000)\n"
+		"      --switches KIND    the switch records of --per-cpu: cpu-wide\n"
+		"                         (PERF_RECORD_SWITCH_CPU_WIDE, default) or task\n"
+		"                         (PERF_RECORD_SWITCH)\n"
 		"      --buildid-dir DIR  perf's build-id cache, where the vDSO is kept\n"
 		"                         (default: $PERF_BUILDID_DIR, else ~/.debug)\n"
 		"  -N, --no-buildid-cache do not keep the vDSO in the build-id cache\n"
@@ -96,6 +105,14 @@ static uint32_t default_pmu_type(void)
 	return type;
 }
 
+/* perf records on every online CPU. */
+static uint32_t default_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > JIFL_RECORDER_MAX_CPUS ? JIFL_RECORDER_MAX_CPUS : n;
+}
+
 /* Exit status like a shell's: the program's own, or 128 + its signal. */
 static int report(const struct jifl_tracer_result *res,
 		  const struct jifl_recorder *r, char *const argv[], bool quiet)
@@ -124,12 +141,15 @@ static int report(const struct jifl_tracer_result *res,
 		return 1;
 	}
 	if (!quiet)
-		fprintf(stderr, PROG ": %llu instructions in %.3f s (%.0f instructions/s), %llu steps, %llu faults/signals, %llu bytes of packets\n",
+		fprintf(stderr, PROG ": %llu instructions in %.3f s (%.0f instructions/s), %llu steps, %llu faults/signals%s, %llu bytes of packets\n",
 			(unsigned long long)r->insns, res->seconds,
 			res->seconds > 0 ? r->insns / res->seconds : 0.0,
 			(unsigned long long)res->steps,
-			(unsigned long long)r->leaves,
+			(unsigned long long)r->leaves, r->opts.nr_cpus ? "/preemptions" : "",
 			(unsigned long long)r->bytes);
+	if (!quiet && r->opts.nr_cpus)
+		fprintf(stderr, PROG ": %u CPUs, %llu context switches between threads\n",
+			r->opts.nr_cpus, (unsigned long long)r->switches);
 	if (r->vdso_err)
 		fprintf(stderr, PROG ": warning: the vDSO is not in the build-id cache '%s': %s; perf script and jifl-decode cannot decode its code\n",
 			r->opts.buildid_dir, r->vdso_err == -jifl_err_io ?
@@ -154,6 +174,10 @@ int main(int argc, char *argv[])
 		{ "tsc-every", required_argument, NULL, 'T' },
 		{ "pmu-type", required_argument, NULL, 'M' },
 		{ "no-pin", no_argument, NULL, 'n' + 256 },
+		{ "per-cpu", no_argument, NULL, 'c' + 256 },
+		{ "cpus", required_argument, NULL, 'C' + 256 },
+		{ "timeslice", required_argument, NULL, 's' + 256 },
+		{ "switches", required_argument, NULL, 'S' + 256 },
 		{ "ret-compression", no_argument, NULL, 'R' },
 		{ "buildid-dir", required_argument, NULL, 'B' },
 		{ "no-buildid-cache", no_argument, NULL, 'N' },
@@ -169,7 +193,8 @@ int main(int argc, char *argv[])
 	};
 	struct jifl_tracer_result res;
 	struct jifl_recorder r;
-	bool quiet = false, pin = true, cache = true;
+	bool quiet = false, pin = true, cache = true, per_cpu = false;
+	uint64_t nr_cpus = 0, timeslice = 10000;
 	const char *buildid_dir = NULL;
 	char cache_dir[4096];
 	pid_t pid = 0, child = 0;
@@ -206,6 +231,37 @@ int main(int argc, char *argv[])
 		case 'n' + 256:
 			pin = false;
 			break;
+		case 'c' + 256:
+			per_cpu = true;
+			break;
+		case 'C' + 256:
+			if (parse_u64("--cpus", optarg, &nr_cpus))
+				return 2;
+			if (!nr_cpus || nr_cpus > JIFL_RECORDER_MAX_CPUS) {
+				fprintf(stderr, PROG ": --cpus: from 1 to %d, not '%s'\n",
+					JIFL_RECORDER_MAX_CPUS, optarg);
+				return 2;
+			}
+			break;
+		case 's' + 256:
+			if (parse_u64("--timeslice", optarg, &timeslice))
+				return 2;
+			if (!timeslice) {
+				fprintf(stderr, PROG ": --timeslice: at least 1 instruction\n");
+				return 2;
+			}
+			break;
+		case 'S' + 256:
+			if (!strcmp(optarg, "cpu-wide")) {
+				opts.sched_switch = JIFL_SCHED_SWITCH_CPU_WIDE;
+			} else if (!strcmp(optarg, "task")) {
+				opts.sched_switch = JIFL_SCHED_SWITCH_TASK;
+			} else {
+				fprintf(stderr, PROG ": --switches: cpu-wide or task, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'R':
 			opts.ret_compression = true;
 			break;
@@ -237,6 +293,19 @@ int main(int argc, char *argv[])
 	if (pid && optind < argc) {
 		fprintf(stderr, PROG ": -p and a command exclude each other\n");
 		return 2;
+	}
+	if (!per_cpu && (nr_cpus || opts.sched_switch)) {
+		fprintf(stderr, PROG ": --cpus and --switches are for --per-cpu\n");
+		return 2;
+	}
+	if (per_cpu && pid) {
+		fprintf(stderr, PROG ": --per-cpu: not with -p (attached, it records per thread)\n");
+		return 2;
+	}
+	if (per_cpu) {
+		opts.nr_cpus = nr_cpus ? nr_cpus : default_cpus();
+		if (!opts.sched_switch)
+			opts.sched_switch = JIFL_SCHED_SWITCH_CPU_WIDE;
 	}
 
 	if (cache && jifl_buildid_cache_dir(buildid_dir, cache_dir, sizeof(cache_dir))) {
@@ -271,6 +340,6 @@ int main(int argc, char *argv[])
 		jifl_tracer_attach(&r, pid, &res);
 		return report(&res, &r, pid_argv, quiet);
 	}
-	jifl_tracer_run(&r, child, &res);
+	jifl_tracer_run(&r, child, timeslice, &res);
 	return report(&res, &r, argv + optind, quiet);
 }

@@ -21,6 +21,12 @@
  *    in progress;
  *  - a new thread's first stop is a SIGSTOP, before or after its
  *    creator's clone event.
+ *
+ * Per CPU (jifl_tracer_run() with virtual CPUs), a thread steps only
+ * while it holds one of them (sched.h); the others wait, stopped. A
+ * thread whose system call sleeps (a lock, a pipe, a sleep) while
+ * others wait gives its CPU up, as it would in the kernel, or a program
+ * whose threads wait on each other could never finish.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +34,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +47,7 @@
 
 #include "errcode.h"
 #include "fault_counter.h"
+#include "sched.h"
 #include "tracer.h"
 
 /* Kernel-internal restart codes a system call may return when a signal hits. */
@@ -48,6 +56,8 @@
 #define ERESTARTNOHAND		514
 #define ERESTART_RESTARTBLOCK	516
 #define SYSCALL_INSN_LEN	2
+/* Per CPU: how long to wait for a stop before looking for sleepers. */
+#define POLL_NS			1000000
 
 struct tthread {
 	struct jifl_rthread *rt;	/* NULL until the clone event named it */
@@ -61,6 +71,8 @@ struct tthread {
 	struct jifl_fault_counter faults;
 	bool faulted;		/* a step of insn (rep: of any iteration) faulted */
 	bool parked;		/* detaching: stopped for good */
+	bool running;		/* stepping: a step was started, its stop not seen */
+	struct jifl_sched_thread sched;	/* per CPU */
 };
 
 struct tracer {
@@ -72,6 +84,9 @@ struct tracer {
 	size_t nr;
 	bool attached;		/* -p: detach at the end instead of killing */
 	bool detaching;
+	bool per_cpu;		/* threads step on the virtual CPUs of @sched */
+	struct jifl_sched sched;
+	sigset_t chld, saved_mask;	/* per CPU: SIGCHLD, blocked to wait for it */
 };
 
 /*
@@ -123,6 +138,7 @@ static struct tthread *thread_add(struct tracer *t, pid_t tid)
 	if (!th)
 		return NULL;
 	th->tid = tid;
+	jifl_sched_thread_init(&th->sched);
 	if (jifl_fault_counter_open(&th->faults, tid))
 		t->res->faults_missed = ~0ULL;
 	t->v[t->nr++] = th;
@@ -136,6 +152,8 @@ static void thread_del(struct tracer *t, struct tthread *th)
 	for (i = 0; i < t->nr; i++)
 		if (t->v[i] == th)
 			t->v[i] = t->v[--t->nr];
+	if (t->per_cpu)
+		jifl_sched_remove(&t->sched, &th->sched);
 	jifl_fault_counter_close(&th->faults);
 	free(th);
 }
@@ -150,18 +168,89 @@ static void tracer_fetch(struct tracer *t, uint64_t ip, struct jifl_insn *insn)
 	}
 }
 
-/* Step the instruction th->insn (again); when detaching, stay stopped. */
-static int thread_resume(struct tracer *t, struct tthread *th)
+/* Step th->insn (again), with the signal to deliver, if any. */
+static int thread_go(struct tthread *th)
 {
-	if (t->detaching) {
-		th->parked = true;
-		return 0;
-	}
 	th->injected = th->sig != 0;
+	th->running = true;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(long)th->sig))
 		return -jifl_err_io;
 	th->sig = 0;
 	return 0;
+}
+
+/*
+ * Step the instruction th->insn (again); when detaching, stay stopped;
+ * per CPU, only on a CPU: else wait for one (tracer_dispatch()).
+ */
+static int thread_resume(struct tracer *t, struct tthread *th)
+{
+	th->running = false;
+	if (t->detaching) {
+		th->parked = true;
+		return 0;
+	}
+	if (t->per_cpu && th->sched.cpu < 0) {
+		jifl_sched_enqueue(&t->sched, &th->sched);
+		return 0;
+	}
+	return thread_go(th);
+}
+
+static struct tthread *sched_owner(struct jifl_sched_thread *s)
+{
+	return (struct tthread *)((char *)s - offsetof(struct tthread, sched));
+}
+
+/*
+ * CPU @cpu, which the thread there left (or none was there), goes to the
+ * first waiting thread, or idles; @preempt: the one that left could
+ * have run on.
+ */
+static int cpu_switch(struct tracer *t, uint32_t cpu, bool preempt)
+{
+	struct jifl_sched_thread *next = jifl_sched_take(&t->sched, cpu);
+	struct tthread *th = next ? sched_owner(next) : NULL;
+	int err;
+
+	err = recorded(t, jifl_recorder_switch(t->r, cpu, th ? th->rt : NULL, preempt,
+					       jifl_tsc_read()));
+	return err || !th ? err : thread_go(th);
+}
+
+/* Per CPU: waiting threads onto free CPUs. */
+static int tracer_dispatch(struct tracer *t)
+{
+	struct jifl_sched_thread *st;
+	struct tthread *th;
+	uint32_t cpu;
+	int err = 0;
+
+	while (!err && (st = jifl_sched_dispatch(&t->sched, &cpu))) {
+		th = sched_owner(st);
+		err = recorded(t, jifl_recorder_switch(t->r, cpu, th->rt, false,
+						       jifl_tsc_read()));
+		if (!err)
+			err = thread_go(th);
+	}
+	return err;
+}
+
+/*
+ * Per CPU: @th ran its time slice, others wait. An interrupt takes it
+ * out of user space before th->ip, and it waits again, last.
+ */
+static int thread_preempt(struct tracer *t, struct tthread *th)
+{
+	uint32_t cpu = th->sched.cpu;
+	int err;
+
+	err = recorded(t, jifl_recorder_leave(th->rt, th->ip, jifl_tsc_read()));
+	if (err)
+		return err;
+	jifl_sched_remove(&t->sched, &th->sched);
+	jifl_sched_enqueue(&t->sched, &th->sched);
+	return cpu_switch(t, cpu, true);
 }
 
 /*
@@ -171,9 +260,13 @@ static int thread_resume(struct tracer *t, struct tthread *th)
  */
 static int thread_step(struct tracer *t, struct tthread *th)
 {
+	int err = 0;
+
 	tracer_fetch(t, th->ip, &th->insn);
 	th->faulted = false;
-	return thread_resume(t, th);
+	if (t->per_cpu && jifl_sched_tick(&t->sched, &th->sched))
+		err = thread_preempt(t, th);
+	return err ? err : thread_resume(t, th);
 }
 
 static int thread_get_ip(struct tthread *th)
@@ -332,7 +425,7 @@ static int tracer_gone(struct tracer *t, struct tthread *th, int st,
 	if (th->tid == t->pid)
 		t->res->exit_status = st;
 	/* A system call it was in did run; a fatal signal stopped the rest. */
-	if (th->rt && th->stopped && th->insn.kind == JIFL_INSN_FAR &&
+	if (th->rt && th->stopped && th->running && th->insn.kind == JIFL_INSN_FAR &&
 	    !th->injected) {
 		err = tracer_record(t, th, 0, -1, tsc);
 		stop_ip = 0;
@@ -517,6 +610,82 @@ static void tracer_stop(struct tracer *t)
 		ptrace(PTRACE_INTERRUPT, t->v[i]->tid, NULL, NULL);
 }
 
+/* Is thread @tid asleep in the kernel (state S or D)? */
+static bool thread_sleeping(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the comm may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'S' || p[2] == 'D');
+}
+
+/*
+ * Per CPU, while threads wait: threads asleep in a system call give
+ * their CPU up (its packets are written now). Returns 1 if one did.
+ */
+static int tracer_unblock(struct tracer *t)
+{
+	struct tthread *th;
+	uint32_t cpu;
+	int err, moved = 0;
+
+	for (cpu = 0; cpu < t->sched.nr_cpus; cpu++) {
+		if (!t->sched.curr[cpu])
+			continue;
+		th = sched_owner(t->sched.curr[cpu]);
+		if (!th->running || th->insn.kind != JIFL_INSN_FAR || th->rt->entered ||
+		    !thread_sleeping(th->tid))
+			continue;
+		err = recorded(t, jifl_recorder_block(th->rt, &th->insn, jifl_tsc_read()));
+		if (err)
+			return err;
+		jifl_sched_remove(&t->sched, &th->sched);
+		err = cpu_switch(t, cpu, false);
+		if (err)
+			return err;
+		moved = 1;
+	}
+	return moved;
+}
+
+/*
+ * The next report: its thread in *@tid and status in *@st, or *@tid 0
+ * when the wait was interrupted, or there was none for a while and the
+ * caller should look again (per CPU, threads waiting for one). Returns
+ * 0 or a negative jifl_error_code.
+ */
+static int tracer_wait(struct tracer *t, pid_t *tid, int *st)
+{
+	struct timespec ts = { 0, POLL_NS };
+	bool poll = t->per_cpu && jifl_sched_waiting(&t->sched);
+	int moved;
+
+	*tid = waitpid(-1, st, __WALL | (poll ? WNOHANG : 0));
+	if (*tid < 0) {
+		*tid = 0;
+		return errno == EINTR ? 0 : -jifl_err_io;
+	}
+	if (*tid || !poll)
+		return 0;
+	/* A stop sends SIGCHLD; one since the last waitpid() is pending. */
+	if (sigtimedwait(&t->chld, NULL, &ts) >= 0 || errno != EAGAIN)
+		return 0;
+	moved = tracer_unblock(t);
+	return moved < 0 ? moved : 0;
+}
+
 static int tracer_loop(struct tracer *t)
 {
 	bool stopping = false;
@@ -531,13 +700,14 @@ static int tracer_loop(struct tracer *t)
 		}
 		if (t->detaching && all_parked(t))
 			return tracer_detach_all(t);
-		tid = waitpid(-1, &st, __WALL);
-		if (tid < 0) {
-			if (errno != EINTR)
-				return -jifl_err_io;
-			continue;
+		if (t->per_cpu) {
+			err = tracer_dispatch(t);
+			if (err)
+				return err;
 		}
-		err = tracer_report(t, tid, st, jifl_tsc_read());
+		err = tracer_wait(t, &tid, &st);
+		if (!err && tid)
+			err = tracer_report(t, tid, st, jifl_tsc_read());
 	}
 	return err;
 }
@@ -613,17 +783,25 @@ pid_t jifl_tracer_spawn(char *const argv[], bool pin, struct jifl_tracer_result 
 	return pid;
 }
 
-int jifl_tracer_run(struct jifl_recorder *r, pid_t pid, struct jifl_tracer_result *res)
+int jifl_tracer_run(struct jifl_recorder *r, pid_t pid, uint64_t timeslice,
+		    struct jifl_tracer_result *res)
 {
-	struct tracer t = { .r = r, .res = res, .pid = pid };
+	struct tracer t = { .r = r, .res = res, .pid = pid, .per_cpu = r->opts.nr_cpus > 0 };
 	double t0 = now_seconds();
 	struct tthread *th;
-	int err;
+	int err = 0;
 
 	memset(res, 0, sizeof(*res));
-	err = ptrace(PTRACE_SETOPTIONS, t.pid, NULL,
-		     (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
-				    PTRACE_O_EXITKILL)) ? -jifl_err_io : 0;
+	if (t.per_cpu) {
+		sigemptyset(&t.chld);
+		sigaddset(&t.chld, SIGCHLD);
+		pthread_sigmask(SIG_BLOCK, &t.chld, &t.saved_mask);
+		err = jifl_sched_init(&t.sched, r->opts.nr_cpus, timeslice);
+	}
+	if (!err && ptrace(PTRACE_SETOPTIONS, t.pid, NULL,
+			   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+					  PTRACE_O_EXITKILL)))
+		err = -jifl_err_io;
 	th = thread_add(&t, t.pid);
 	if (!err && !th)
 		err = -jifl_err_nomem;
@@ -672,6 +850,10 @@ static int tracer_finish(struct tracer *t, int err, double t0)
 	while (t->nr)
 		thread_del(t, t->v[0]);
 	free(t->v);
+	if (t->per_cpu) {
+		jifl_sched_fini(&t->sched);
+		pthread_sigmask(SIG_SETMASK, &t->saved_mask, NULL);
+	}
 	jifl_insn_cache_free(t->cache);
 	return res->error ? -1 : 0;
 }

@@ -43,14 +43,17 @@ void jifl_tracer_cancel(pid_t pid);
 
 /*
  * Run the program @pid of jifl_tracer_spawn() under @r (already opened);
- * the recorder is finished on return.
+ * the recorder is finished on return. For a per-CPU recorder, threads
+ * run on its virtual CPUs, each for @timeslice instructions at a time
+ * while others wait.
  */
-int jifl_tracer_run(struct jifl_recorder *r, pid_t pid, struct jifl_tracer_result *res);
+int jifl_tracer_run(struct jifl_recorder *r, pid_t pid, uint64_t timeslice,
+		    struct jifl_tracer_result *res);
 
 /*
  * Attach to the running process @pid (all its threads) and record until
  * it exits or jifl_tracer_interrupt() is called; then detach, leaving it
- * running. The recorder is finished on return.
+ * running. The recorder (per-thread) is finished on return.
  */
 int jifl_tracer_attach(struct jifl_recorder *r, pid_t pid,
 		       struct jifl_tracer_result *res);
