@@ -46,6 +46,21 @@ awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");
 	END { if (off > 0) printf "LuaJIT hot.lua, 5 runs each: untracked %.2fs, tracked %.2fs, ratio %.2f\n", off, on, on / off }' \
 	"$out/flowjit.txt" | tee -a "$out/flowjit.txt"
 
+# JIFL again, counting instructions: one vCPU under -icount shift=0,
+# where the TSC advances by one per instruction (and runs at 1 GHz of
+# virtual time, hence tsc_early_khz). Also the longest time JIFL held
+# its lock with interrupts off, in instructions.
+cat > "$out/cmd-icount.sh" <<'CMD'
+cd /mnt/host
+./jifl_bench --icount
+echo "jifl-irqoff: $(grep irqoff_max_cycles /proc/jifl/stats)"
+CMD
+QEMU_SMP=1 JIFL_TSC_KHZ=1000000 QEMU_EXTRA="-icount shift=0,sleep=off" \
+	scripts/qemu-run.sh -t none -s "$share" -c "$out/cmd-icount.sh" -T 900 \
+	-l "$out/guest-icount.log" >/dev/null || true
+sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest-icount.log" | sed '1d;$d' | tr -d '\r' |
+	grep -E '^(jifl-bench|  |jifl-irqoff)' | tee "$out/jifl-icount.txt"
+
 if command -v gnuplot >/dev/null && [ -s "$share/flowjit-samples.txt" ]; then
 	gnuplot <<GP
 set terminal pngcairo size 800,500
