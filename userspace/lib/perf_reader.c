@@ -32,6 +32,8 @@ struct jifl_perf_reader {
 	size_t nr_maps;
 	struct jifl_perf_task *tasks;
 	size_t nr_tasks;
+	struct jifl_perf_switch_rec *switches;
+	size_t nr_switches;
 	struct aux_buffer *bufs;
 	size_t nr_bufs;
 	struct jifl_perf_queue *queues;
@@ -67,20 +69,33 @@ static int bad(struct jifl_perf_reader *r, uint64_t offset, int err)
 	return err;
 }
 
+/*
+ * The sample id of a kernel side-band record in @sid (time 0 and cpu
+ * (uint32_t)-1 when it carries none), and the size of its body.
+ */
+static void record_sample_id(const struct jifl_perf_reader *r,
+			     const struct perf_event_header *h, size_t *body,
+			     struct jifl_perf_sample_id *sid)
+{
+	size_t trailer = jifl_perf_sample_id_size(r->info.sample_type, NULL);
+
+	*body = h->size;
+	if (!r->info.sample_id_all || h->size < sizeof(*h) + trailer) {
+		jifl_perf_sample_id_get(NULL, 0, sid);
+		return;
+	}
+	*body = h->size - trailer;
+	jifl_perf_sample_id_get((const uint8_t *)h + *body, r->info.sample_type, sid);
+}
+
 /* Perf time of a kernel side-band record (0 when it carries none). */
 static uint64_t record_time(const struct jifl_perf_reader *r,
 			    const struct perf_event_header *h, size_t *body)
 {
-	size_t from_end, trailer = jifl_perf_sample_id_size(r->info.sample_type, &from_end);
-	uint64_t t = 0;
+	struct jifl_perf_sample_id sid;
 
-	*body = h->size;
-	if (!r->info.sample_id_all || h->size < sizeof(*h) + trailer)
-		return 0;
-	*body = h->size - trailer;
-	if (from_end)
-		memcpy(&t, (const uint8_t *)h + h->size - from_end, sizeof(t));
-	return t;
+	record_sample_id(r, h, body, &sid);
+	return sid.time;
 }
 
 /*
@@ -171,15 +186,17 @@ static int read_mmap2(struct jifl_perf_reader *r, const struct perf_event_header
 static int read_task(struct jifl_perf_reader *r, const struct perf_event_header *h,
 		     uint64_t off)
 {
+	struct jifl_perf_sample_id sid;
 	struct jifl_perf_task *t;
 	size_t body;
-	uint64_t time = record_time(r, h, &body);
 
+	record_sample_id(r, h, &body, &sid);
 	t = array_push(&r->tasks, &r->nr_tasks, sizeof(*t));
 	if (!t)
 		return -jifl_err_nomem;
 	t->type = h->type;
-	t->time = time;
+	t->time = sid.time;
+	t->cpu = sid.cpu;
 	if (h->type == PERF_RECORD_COMM) {
 		const struct jifl_perf_comm_event *e = (const void *)h;
 
@@ -208,6 +225,34 @@ static int read_task(struct jifl_perf_reader *r, const struct perf_event_header 
 	return 0;
 }
 
+/* PERF_RECORD_SWITCH (the header alone) and _SWITCH_CPU_WIDE. */
+static int read_switch(struct jifl_perf_reader *r, const struct perf_event_header *h,
+		       uint64_t off)
+{
+	const struct jifl_perf_switch_cpu_wide_event *e = (const void *)h;
+	struct jifl_perf_switch_rec *s;
+	struct jifl_perf_sample_id sid;
+	size_t body;
+
+	record_sample_id(r, h, &body, &sid);
+	if (h->type == PERF_RECORD_SWITCH_CPU_WIDE && body < sizeof(*e))
+		return bad(r, off, -jifl_err_format);
+	s = array_push(&r->switches, &r->nr_switches, sizeof(*s));
+	if (!s)
+		return -jifl_err_nomem;
+	s->sw.type = h->type;
+	s->sw.misc = h->misc;
+	s->sw.pid = sid.pid;
+	s->sw.tid = sid.tid;
+	if (h->type == PERF_RECORD_SWITCH_CPU_WIDE) {
+		s->sw.next_prev_pid = e->next_prev_pid;
+		s->sw.next_prev_tid = e->next_prev_tid;
+	}
+	s->cpu = sid.cpu;
+	s->time = sid.time;
+	return 0;
+}
+
 /* The size of an AUXTRACE_INFO record that has priv[@field]. */
 static size_t need_info(enum jifl_intel_pt_info field)
 {
@@ -224,6 +269,10 @@ static int read_auxtrace_info(struct jifl_perf_reader *r,
 		return bad(r, off, h->size < need ? -jifl_err_format : -jifl_err_nosupp);
 	r->have_auxtrace_info = 1;
 	r->info.pt_pmu_type = e->priv[JIFL_INTEL_PT_PMU_TYPE];
+	if (h->size >= need_info(JIFL_INTEL_PT_PER_CPU_MMAPS)) {
+		r->info.have_sched_switch = e->priv[JIFL_INTEL_PT_HAVE_SCHED_SWITCH];
+		r->info.per_cpu_mmaps = !!e->priv[JIFL_INTEL_PT_PER_CPU_MMAPS];
+	}
 	/* Older perf wrote fewer fields: perf reads MTC's with CYC_BIT. */
 	if (h->size >= need_info(JIFL_INTEL_PT_CYC_BIT)) {
 		r->info.mtc_bit = e->priv[JIFL_INTEL_PT_MTC_BIT];
@@ -307,6 +356,9 @@ static int read_record(struct jifl_perf_reader *r, const struct perf_event_heade
 	case PERF_RECORD_EXIT:
 	case PERF_RECORD_ITRACE_START:
 		return read_task(r, h, off);
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		return read_switch(r, h, off);
 	case JIFL_PERF_RECORD_AUXTRACE_INFO:
 		return read_auxtrace_info(r, h, off);
 	case JIFL_PERF_RECORD_TIME_CONV:
@@ -593,6 +645,17 @@ const struct jifl_perf_task *jifl_perf_reader_task(const struct jifl_perf_reader
 	return i < r->nr_tasks ? &r->tasks[i] : NULL;
 }
 
+size_t jifl_perf_reader_nr_switches(const struct jifl_perf_reader *r)
+{
+	return r->nr_switches;
+}
+
+const struct jifl_perf_switch_rec *jifl_perf_reader_switch(const struct jifl_perf_reader *r,
+							   size_t i)
+{
+	return i < r->nr_switches ? &r->switches[i] : NULL;
+}
+
 size_t jifl_perf_reader_nr_build_ids(const struct jifl_perf_reader *r)
 {
 	return r->nr_bids;
@@ -645,6 +708,7 @@ void jifl_perf_reader_close(struct jifl_perf_reader *r)
 	free(r->queues);
 	free(r->bufs);
 	free(r->tasks);
+	free(r->switches);
 	free(r->maps);
 	free(r->bids);
 	if (r->map)

@@ -3,9 +3,10 @@
  * Read a perf.data file of an Intel PT session ("perf record -e
  * intel_pt//u", or jifl-swtrace): the header and attributes, the side-band
  * records a decoder needs (MMAP2, COMM, FORK/EXIT, ITRACE_START,
- * AUXTRACE_INFO, TIME_CONV), the build IDs of the BUILD_ID feature, and
- * the trace itself, gathered into one buffer per AUXTRACE queue (per
- * thread in per-thread mode).
+ * SWITCH, SWITCH_CPU_WIDE, AUXTRACE_INFO, TIME_CONV), the build IDs of
+ * the BUILD_ID feature, and the trace itself, gathered into one buffer
+ * per AUXTRACE queue (per thread in per-thread mode, per CPU in per-CPU
+ * mode).
  *
  * Every size and offset is checked against the file: a truncated or
  * corrupted file gives an error and a byte offset, never a bad read. A
@@ -62,6 +63,13 @@ struct jifl_perf_info {
 	int sample_id_all;
 	uint64_t sideband_id;
 	int use_clockid;
+	/*
+	 * AUXTRACE_INFO's per_cpu_mmaps (a queue per CPU, perf record's
+	 * default) and have_sched_switch (enum jifl_intel_pt_sched_switch:
+	 * which records say what ran on each CPU).
+	 */
+	int per_cpu_mmaps;
+	uint32_t have_sched_switch;
 };
 
 /* A side-band record, with its time (perf time, ns; 0 if none). */
@@ -75,6 +83,14 @@ struct jifl_perf_task {
 	uint32_t pid, tid;
 	const char *comm;		/* PERF_RECORD_COMM only */
 	int exec;			/* COMM of an execve */
+	uint64_t time;
+	uint32_t cpu;			/* of its sample id; (uint32_t)-1: none */
+};
+
+/* A context switch record (in file order), with its sample id's CPU and time. */
+struct jifl_perf_switch_rec {
+	struct jifl_perf_switch sw;
+	uint32_t cpu;			/* (uint32_t)-1: none */
 	uint64_t time;
 };
 
@@ -119,6 +135,10 @@ const struct jifl_perf_map *jifl_perf_reader_map(const struct jifl_perf_reader *
 size_t jifl_perf_reader_nr_tasks(const struct jifl_perf_reader *r);
 const struct jifl_perf_task *jifl_perf_reader_task(const struct jifl_perf_reader *r,
 						   size_t i);
+
+size_t jifl_perf_reader_nr_switches(const struct jifl_perf_reader *r);
+const struct jifl_perf_switch_rec *jifl_perf_reader_switch(const struct jifl_perf_reader *r,
+							   size_t i);
 
 size_t jifl_perf_reader_nr_build_ids(const struct jifl_perf_reader *r);
 const struct jifl_perf_build_id *jifl_perf_reader_build_id(const struct jifl_perf_reader *r,

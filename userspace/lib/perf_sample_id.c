@@ -54,3 +54,34 @@ size_t jifl_perf_sample_id_put(void *buf, uint64_t sample_type,
 		n = put(buf, n, &sid->id, sizeof(sid->id));
 	return n;
 }
+
+static size_t get(const uint8_t *buf, size_t at, void *v, size_t n)
+{
+	memcpy(v, buf + at, n);
+	return at + n;
+}
+
+void jifl_perf_sample_id_get(const void *buf, uint64_t sample_type,
+			     struct jifl_perf_sample_id *sid)
+{
+	size_t n = 0;
+
+	memset(sid, 0, sizeof(*sid));
+	sid->cpu = (uint32_t)-1;
+	if (sample_type & PERF_SAMPLE_TID) {
+		n = get(buf, n, &sid->pid, sizeof(sid->pid));
+		n = get(buf, n, &sid->tid, sizeof(sid->tid));
+	}
+	if (sample_type & PERF_SAMPLE_TIME)
+		n = get(buf, n, &sid->time, sizeof(sid->time));
+	if (sample_type & PERF_SAMPLE_ID)
+		n = get(buf, n, &sid->id, sizeof(sid->id));
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		n += sizeof(uint64_t);
+	if (sample_type & PERF_SAMPLE_CPU) {
+		n = get(buf, n, &sid->cpu, sizeof(sid->cpu));
+		n = get(buf, n, &sid->res, sizeof(sid->res));
+	}
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		get(buf, n, &sid->id, sizeof(sid->id));
+}

@@ -30,4 +30,11 @@ size_t jifl_perf_sample_id_size(uint64_t sample_type, size_t *time_from_end);
 size_t jifl_perf_sample_id_put(void *buf, uint64_t sample_type,
 			       const struct jifl_perf_sample_id *sid);
 
+/*
+ * Read the trailer at @buf, laid out for @sample_type, into @sid: the
+ * fields it has; the others 0, but cpu (uint32_t)-1 when it has none.
+ */
+void jifl_perf_sample_id_get(const void *buf, uint64_t sample_type,
+			     struct jifl_perf_sample_id *sid);
+
 #endif /* JIFL_PERF_SAMPLE_ID_H */
