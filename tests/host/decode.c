@@ -91,17 +91,6 @@ static int decode(FIXTURE_DATA(decode) *self, const char *opts, long *errors)
 	return decode_args(self, args, errors);
 }
 
-/* Index of the first difference of @a and @b (sorted by thread). */
-static size_t first_diff(const struct ipseq *a, const struct ipseq *b)
-{
-	size_t i;
-
-	for (i = 0; i < a->n && i < b->n; i++)
-		if (a->v[i].tid != b->v[i].tid || a->v[i].ip != b->v[i].ip)
-			break;
-	return i;
-}
-
 /* Both decoders give the same output with @opts (and the same status). */
 static void expect_same_output(struct __test_metadata *_metadata,
 			       FIXTURE_DATA(decode) *self, const char *opts)
@@ -140,7 +129,7 @@ static void check_prog(struct __test_metadata *_metadata,
 		EXPECT_EQ(0, decode(self, opts, &errors));
 		EXPECT_EQ(0, errors);
 		qsort(self->got.v, self->got.n, sizeof(*self->got.v), step_cmp);
-		i = first_diff(&self->want, &self->got);
+		i = ipseq_first_diff(&self->want, &self->got);
 		EXPECT_EQ(self->want.n, self->got.n) TH_LOG("%s", opts);
 		ASSERT_EQ(self->want.n, i) TH_LOG("%s: first difference from the truth at %zu of %zu",
 						  opts, i, self->want.n);
@@ -163,7 +152,7 @@ static void check_prog(struct __test_metadata *_metadata,
 		return;
 	}
 	qsort(self->perf.v, self->perf.n, sizeof(*self->perf.v), step_cmp);
-	i = first_diff(&self->perf, &self->got);
+	i = ipseq_first_diff(&self->perf, &self->got);
 	ASSERT_EQ(self->perf.n, self->got.n);
 	ASSERT_EQ(self->perf.n, i) TH_LOG("first difference from perf at %zu", i);
 }

@@ -95,6 +95,17 @@ static inline int step_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Index of the first difference of @a and @b (sorted alike, by thread). */
+static inline size_t ipseq_first_diff(const struct ipseq *a, const struct ipseq *b)
+{
+	size_t i;
+
+	for (i = 0; i < a->n && i < b->n; i++)
+		if (a->v[i].tid != b->v[i].tid || a->v[i].ip != b->v[i].ip)
+			break;
+	return i;
+}
+
 /*
  * Run @cmd; its lines "... TID IP ..." (TID in column @tid_col) go to
  * @s, lines containing @error_mark are counted in @errors and shown

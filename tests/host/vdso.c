@@ -125,25 +125,13 @@ static int read_sorted(FIXTURE_DATA(vdso) *self, const char *cmd, int tid_col,
 	return st;
 }
 
-/* Index of the first difference of self->got from the truth. */
-static size_t first_diff(FIXTURE_DATA(vdso) *self)
-{
-	size_t i;
-
-	for (i = 0; i < self->want.n && i < self->got.n; i++)
-		if (self->want.v[i].tid != self->got.v[i].tid ||
-		    self->want.v[i].ip != self->got.v[i].ip)
-			break;
-	return i;
-}
-
 /* jifl-decode with @opts: the truth, no error, exit 0 (no warning either). */
 static void decode_exact(struct __test_metadata *_metadata, FIXTURE_DATA(vdso) *self,
 			 const char *opts)
 {
 	char cmd[1024];
 	long errors;
-	size_t d;
+	size_t d, i;
 
 	for (d = 0; d < NR_DECODERS; d++) {
 		snprintf(cmd, sizeof(cmd), "%s %s -i %s --insn --decoder %s", decoder(), opts,
@@ -151,8 +139,8 @@ static void decode_exact(struct __test_metadata *_metadata, FIXTURE_DATA(vdso) *
 		EXPECT_EQ(0, read_sorted(self, cmd, 1, " error: ", &errors)) TH_LOG("%s", cmd);
 		EXPECT_EQ(0, errors) TH_LOG("%s", cmd);
 		EXPECT_EQ(self->want.n, self->got.n) TH_LOG("%s", cmd);
-		ASSERT_EQ(self->want.n, first_diff(self)) TH_LOG("%s: first difference at %zu",
-								  cmd, first_diff(self));
+		i = ipseq_first_diff(&self->want, &self->got);
+		ASSERT_EQ(self->want.n, i) TH_LOG("%s: first difference at %zu", cmd, i);
 	}
 	TH_LOG("jifl-decode: %zu instructions, %ld errors", self->got.n, errors);
 }
@@ -162,14 +150,15 @@ static void perf_exact(struct __test_metadata *_metadata, FIXTURE_DATA(vdso) *se
 {
 	char cmd[512];
 	long errors;
+	size_t i;
 
 	snprintf(cmd, sizeof(cmd), "perf --buildid-dir %s script -i %s --itrace=i1ie -F tid,ip 2>&1",
 		 self->cache, self->data);
 	ASSERT_EQ(0, read_sorted(self, cmd, 0, "instruction trace error", &errors));
 	EXPECT_EQ(0, errors);
 	EXPECT_EQ(self->want.n, self->got.n);
-	ASSERT_EQ(self->want.n, first_diff(self)) TH_LOG("first difference at %zu",
-							 first_diff(self));
+	i = ipseq_first_diff(&self->want, &self->got);
+	ASSERT_EQ(self->want.n, i) TH_LOG("first difference at %zu", i);
 	TH_LOG("perf script: %zu instructions, %ld errors", self->got.n, errors);
 }
 
@@ -292,14 +281,14 @@ TEST_F(vdso, cached_image_is_decoded)
 	ASSERT_LT(0, patched);
 	snprintf(path, sizeof(path), "%s %s -i %s --insn", decoder(), opts, self->data);
 	read_sorted(self, path, 1, " error: ", &errors);
-	EXPECT_TRUE(errors || first_diff(self) < self->want.n)
+	EXPECT_TRUE(errors || ipseq_first_diff(&self->want, &self->got) < self->want.n)
 		TH_LOG("the decode ignored the cached image");
 
 	/* PERF_BUILDID_DIR names the same cache... */
 	snprintf(path, sizeof(path), "env PERF_BUILDID_DIR=%s %s -i %s --insn", self->cache,
 		 decoder(), self->data);
 	read_sorted(self, path, 1, " error: ", &errors);
-	EXPECT_TRUE(errors || first_diff(self) < self->want.n)
+	EXPECT_TRUE(errors || ipseq_first_diff(&self->want, &self->got) < self->want.n)
 		TH_LOG("the decode ignored PERF_BUILDID_DIR");
 	/* ...but --buildid-dir wins: none there, this system's vDSO stands in. */
 	snprintf(path, sizeof(path), "--buildid-dir %s/empty", self->dir);
@@ -405,7 +394,7 @@ TEST_F(vdso, no_build_id_recorded)
 	EXPECT_EQ(1, read_sorted(self, cmd, 1, " error: ", &errors));
 	EXPECT_EQ(0, errors);
 	EXPECT_EQ(self->want.n, self->got.n);
-	EXPECT_EQ(self->want.n, first_diff(self));
+	EXPECT_EQ(self->want.n, ipseq_first_diff(&self->want, &self->got));
 }
 
 /* PERF_BUILDID_DIR stands for --buildid-dir (jifl-decode: cached_image_is_decoded). */

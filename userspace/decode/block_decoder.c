@@ -27,6 +27,11 @@ static void blk_free(void *dec)
 	pt_blk_free_decoder(dec);
 }
 
+static int blk_set_image(void *dec, struct pt_image *image)
+{
+	return pt_blk_set_image(dec, image);
+}
+
 static int blk_sync_forward(void *dec)
 {
 	return pt_blk_sync_forward(dec);
@@ -84,7 +89,8 @@ static int emit_block(struct jifl_run *r, const struct pt_block *b, uint64_t sta
 
 	/* Counting needs no walk, but a failed instruction must be named. */
 	if (!r->cfg->ops->insn && !jifl_insn_failed(status)) {
-		jifl_run_count(r, b->ip, b->end_ip, start, b->ninsn, b->isid ? 0 : b->ninsn);
+		jifl_run_count(r, b->ip, b->end_ip, b->isid, start, b->ninsn,
+			       b->isid ? 0 : b->ninsn);
 		r->fail_ip = b->end_ip;
 		return 0;
 	}
@@ -92,7 +98,8 @@ static int emit_block(struct jifl_run *r, const struct pt_block *b, uint64_t sta
 	if (err)
 		return err;
 	if (!r->cfg->ops->insn) {
-		jifl_run_count(r, b->ip, b->end_ip, start, b->ninsn, b->isid ? 0 : b->ninsn);
+		jifl_run_count(r, b->ip, b->end_ip, b->isid, start, b->ninsn,
+			       b->isid ? 0 : b->ninsn);
 	} else {
 		for (i = 0; i + 1 < b->ninsn; i++)
 			jifl_run_insn(r, &w.insns[i], start, w.jit ? w.jit[i] : NULL);
@@ -103,43 +110,37 @@ static int emit_block(struct jifl_run *r, const struct pt_block *b, uint64_t sta
 	return 0;
 }
 
-static int blk_stretch(struct jifl_run *r, int status)
+static int blk_step(struct jifl_run *r, int status)
 {
 	struct pt_block block;
 	uint64_t start;
 	int err;
 
-	for (;;) {
-		r->fail_ip = r->ip;
-		status = jifl_run_events(r, status);
-		if (status < 0)
-			return status;
-		if (status & pts_eos)
-			return -pte_eos;
-		memset(&block, 0, sizeof(block));
-		jifl_process_reads_reset(r->proc);
-		start = blk_time(r->dec);
-		status = pt_blk_next(r->dec, &block, sizeof(block));
-		if (block.ninsn) {
-			err = emit_block(r, &block, start, blk_time(r->dec), status);
-			if (err)
-				return err;
-		} else if (block.ip && jifl_insn_failed(status)) {
-			r->fail_ip = block.ip;
-		}
-		if (status < 0)
-			return status;
+	status = jifl_run_step_begin(r, status);
+	if (status < 0)
+		return status;
+	memset(&block, 0, sizeof(block));
+	start = blk_time(r->dec);
+	status = pt_blk_next(r->dec, &block, sizeof(block));
+	if (block.ninsn) {
+		err = emit_block(r, &block, start, blk_time(r->dec), status);
+		if (err)
+			return err;
+	} else if (block.ip && jifl_insn_failed(status)) {
+		r->fail_ip = block.ip;
 	}
+	return status;
 }
 
 const struct jifl_backend jifl_block_backend = {
 	.alloc = blk_alloc,
 	.free = blk_free,
+	.set_image = blk_set_image,
 	.sync_forward = blk_sync_forward,
 	.offset = blk_offset,
 	.sync_offset = blk_sync_offset,
 	.time = blk_time,
 	.event = blk_event,
-	.stretch = blk_stretch,
+	.step = blk_step,
 	.log_reads = 1,
 };

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Decode one AUXTRACE queue (one thread's trace) with libipt's
- * instruction flow decoder or its block decoder, handing every
- * instruction (or only their count) and every gap to the caller. A gap
- * is a place where the trace lost the instruction flow: a decode error
- * (after which the decoder resynchronises at the next PSB), an overflow,
- * tracing stopped or restarted elsewhere, trace data that perf lost (the
- * buffers on either side are decoded apart). What lies in a gap is
- * reported, never skipped silently.
+ * Decode AUXTRACE queues (a thread's trace each, or a CPU's) with
+ * libipt's instruction flow decoder or its block decoder, handing every
+ * instruction (or only their count) and every gap to the caller, all
+ * queues merged in time order. A gap is a place where the trace lost
+ * the instruction flow: a decode error (after which the decoder
+ * resynchronises at the next PSB), an overflow, tracing stopped or
+ * restarted elsewhere, trace data that perf lost (the buffers on either
+ * side are decoded apart). What lies in a gap is reported, never
+ * skipped silently.
  */
 #ifndef JIFL_DECODE_DECODER_H
 #define JIFL_DECODE_DECODER_H
@@ -17,12 +18,15 @@
 
 #include "perf_reader.h"
 #include "process.h"
+#include "threads.h"
 
 struct jifl_decoded_insn {
 	const struct pt_insn *insn;
 	uint64_t tsc;				/* decoder time (last TSC) */
 	uint64_t time;				/* the same in perf time, ns */
 	uint32_t tid;
+	struct jifl_thread *thread;		/* its thread */
+	int cpu;				/* of its queue; -1: a thread's queue */
 	struct jifl_process *proc;
 	const struct jifl_jit_version *jit;	/* NULL: code from a file */
 };
@@ -39,13 +43,14 @@ struct jifl_gap {
 	enum jifl_gap_kind kind;
 	int code;		/* JIFL_GAP_ERROR: negative pt_error_code */
 	uint32_t pid, tid;
+	struct jifl_thread *thread;
 	uint64_t time;		/* perf time, ns (decoder time) */
 	/*
 	 * Where the flow was lost: the instruction that could not be
 	 * decoded, else the last one decoded (0: none yet).
 	 */
 	uint64_t ip;
-	uint64_t offset;	/* offset in the thread's trace where it was lost */
+	uint64_t offset;	/* offset in the queue's trace where it was lost */
 	uint64_t insns;		/* instructions of this thread decoded before it */
 	int resumed;		/* 0: no instruction followed in this thread */
 	uint64_t resume_ip;	/* the first instruction after the gap */
@@ -90,16 +95,50 @@ struct jifl_decode_config {
 	void *progress_arg;
 };
 
-/*
- * Decode @q in process @p. Returns 0 when the trace was read to its end
- * (gaps inside it go to ops->gap), or a negative jifl_error_code when
- * decoding could not start (-jifl_err_nomem).
- */
-int jifl_decode_queue(const struct jifl_perf_queue *q, struct jifl_process *p,
-		      const struct jifl_tsc_conv *tc, const struct jifl_decode_config *cfg);
+struct jifl_run_source;
+struct jifl_item;
 
-/* Decode a raw PT buffer (no perf.data) the same way; tid and times are 0. */
-int jifl_decode_buffer(const uint8_t *data, size_t size, struct jifl_process *p,
+/* One queue's trace, decoded a little at a time (decoder.c). */
+struct jifl_qdec;
+
+/* A queue's trace: its bytes, and where buffers that lost data before them start. */
+struct jifl_qdec_trace {
+	const uint8_t *data;
+	size_t size;
+	uint32_t gaps;
+	const uint64_t *gap_at;
+};
+
+/*
+ * Decode @trace, whose threads and processes @src names (kept by
+ * reference), with perf time from @tc (NULL: none) as @cfg says. Returns
+ * 0 or -jifl_err_nomem.
+ */
+int jifl_qdec_new(struct jifl_qdec **dp, const struct jifl_qdec_trace *trace,
+		  const struct jifl_run_source *src, const struct jifl_tsc_conv *tc,
+		  const struct jifl_decode_config *cfg);
+void jifl_qdec_free(struct jifl_qdec *d);
+
+/*
+ * The next thing decoded, decoding on as far as it takes; NULL at the
+ * end of the trace, or with *@err set (-jifl_err_nomem).
+ */
+struct jifl_item *jifl_qdec_peek(struct jifl_qdec *d, int *err);
+void jifl_qdec_pop(struct jifl_qdec *d);
+
+/* The CPU whose queue it decodes; -1: a thread's. */
+int jifl_qdec_cpu(const struct jifl_qdec *d);
+
+/* Bytes of the trace decoded so far (for progress). */
+uint64_t jifl_qdec_done(const struct jifl_qdec *d);
+
+/*
+ * Decode the @n queues @q together: hand what they give to cfg->ops in
+ * time order (the decoder times; equal ones in queue order), a thread's
+ * instructions in their order. Returns 0 when every trace was read to
+ * its end (gaps inside go to ops->gap), or -jifl_err_nomem.
+ */
+int jifl_decode_merged(struct jifl_qdec *const *q, size_t n, const struct jifl_tsc_conv *tc,
 		       const struct jifl_decode_config *cfg);
 
 #endif /* JIFL_DECODE_DECODER_H */

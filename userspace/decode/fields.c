@@ -8,6 +8,7 @@ static const char *const names[JIFL_NR_FIELDS] = {
 	[JIFL_FIELD_COMM] = "comm",
 	[JIFL_FIELD_TID] = "tid",
 	[JIFL_FIELD_PID] = "pid",
+	[JIFL_FIELD_CPU] = "cpu",
 	[JIFL_FIELD_TIME] = "time",
 	[JIFL_FIELD_IP] = "ip",
 	[JIFL_FIELD_SYM] = "sym",

@@ -12,6 +12,7 @@ enum jifl_field {
 	JIFL_FIELD_COMM,	/* the thread's command name */
 	JIFL_FIELD_TID,
 	JIFL_FIELD_PID,
+	JIFL_FIELD_CPU,		/* [the CPU] whose queue it came from */
 	JIFL_FIELD_TIME,
 	JIFL_FIELD_IP,
 	JIFL_FIELD_SYM,		/* symbol+0xoffset, [jit vN] or [unknown] */

@@ -20,6 +20,11 @@ static void insn_free(void *dec)
 	pt_insn_free_decoder(dec);
 }
 
+static int insn_set_image(void *dec, struct pt_image *image)
+{
+	return pt_insn_set_image(dec, image);
+}
+
 static int insn_sync_forward(void *dec)
 {
 	return pt_insn_sync_forward(dec);
@@ -49,39 +54,33 @@ static int insn_event(void *dec, struct pt_event *ev)
 	return pt_insn_event(dec, ev, sizeof(*ev));
 }
 
-static int insn_stretch(struct jifl_run *r, int status)
+static int insn_step(struct jifl_run *r, int status)
 {
 	struct pt_insn insn;
 
-	for (;;) {
-		r->fail_ip = r->ip;
-		status = jifl_run_events(r, status);
-		if (status < 0)
-			return status;
-		if (status & pts_eos)
-			return -pte_eos;
-		memset(&insn, 0, sizeof(insn));
-		jifl_process_reads_reset(r->proc);
-		status = pt_insn_next(r->dec, &insn, sizeof(insn));
-		/* The instruction may be good even when what follows is not. */
-		if (insn.iclass != ptic_error)
-			jifl_run_insn(r, &insn, insn_time(r->dec),
-				      jifl_process_jit_version(r->proc, insn.ip, insn.isid));
-		/* Else libipt still says where, e.g. where no code was. */
-		if (insn.iclass != ptic_error || (insn.ip && jifl_insn_failed(status)))
-			r->fail_ip = insn.ip;
-		if (status < 0)
-			return status;
-	}
+	status = jifl_run_step_begin(r, status);
+	if (status < 0)
+		return status;
+	memset(&insn, 0, sizeof(insn));
+	status = pt_insn_next(r->dec, &insn, sizeof(insn));
+	/* The instruction may be good even when what follows is not. */
+	if (insn.iclass != ptic_error)
+		jifl_run_insn(r, &insn, insn_time(r->dec),
+			      jifl_process_jit_version(r->proc, insn.ip, insn.isid));
+	/* Else libipt still says where, e.g. where no code was. */
+	if (insn.iclass != ptic_error || (insn.ip && jifl_insn_failed(status)))
+		r->fail_ip = insn.ip;
+	return status;
 }
 
 const struct jifl_backend jifl_insn_backend = {
 	.alloc = insn_alloc,
 	.free = insn_free,
+	.set_image = insn_set_image,
 	.sync_forward = insn_sync_forward,
 	.offset = insn_offset,
 	.sync_offset = insn_sync_offset,
 	.time = insn_time,
 	.event = insn_event,
-	.stretch = insn_stretch,
+	.step = insn_step,
 };

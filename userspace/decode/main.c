@@ -57,7 +57,8 @@ static const char usage[] =
 "      --tid TID[,TID...]  only these threads'\n"
 "      --time FROM,TO   only those at times FROM to TO (seconds, as printed; either\n"
 "                       may be empty: --time 1234.5,)\n"
-"  -F, --fields LIST    the columns of --insn, of comm,tid,pid,time,ip,sym,dso,insn\n"
+"  -F, --fields LIST    the columns of --insn, of comm,tid,pid,cpu,time,ip,sym,dso,\n"
+"                       insn\n"
 "                       (perf script -F names; default: time,tid,ip,sym,insn)\n"
 "  -h, --help           this text\n"
 "      --version        the version\n";
@@ -212,7 +213,7 @@ static int parse_fields(struct options *o, const char *arg)
 
 	if (jifl_fields_parse(&o->fields, arg, &bad))
 		return fail("-F: unknown or repeated field '%.*s' in '%s' (fields: comm,tid,"
-			    "pid,time,ip,sym,dso,insn)", (int)strcspn(arg + bad, ","),
+			    "pid,cpu,time,ip,sym,dso,insn)", (int)strcspn(arg + bad, ","),
 			    arg + bad, arg) + 1;
 	o->have_fields = 1;
 	return 0;
@@ -332,11 +333,6 @@ static int parse(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-static void new_thread(void *ctx)
-{
-	jifl_printer_new_thread(ctx);
-}
-
 static void progress(void *arg, uint64_t done)
 {
 	jifl_progress_update(arg, done);
@@ -423,7 +419,7 @@ int main(int argc, char **argv)
 		cfg.progress = progress;
 		cfg.progress_arg = pg;
 	}
-	ret = jifl_session_decode(s, &cfg, new_thread);
+	ret = jifl_session_decode(s, &cfg);
 	jifl_progress_end(pg);
 	if (ret)
 		fail("%s", "out of memory");

@@ -17,6 +17,19 @@ struct error_kind {
 	uint64_t ip[ERROR_IPS];
 };
 
+/*
+ * Per thread (its jifl_thread's priv): its previous instruction, for
+ * branch targets (--branches, --calls), and its call depth. Threads
+ * interleave in the listing.
+ */
+struct thread_state {
+	struct pt_insn prev;
+	struct jifl_decoded_insn prev_di;
+	int have_prev;
+	int depth;
+	struct thread_state *next;	/* all of them, to free */
+};
+
 struct jifl_printer {
 	FILE *out;
 	enum jifl_print_mode mode;
@@ -26,11 +39,8 @@ struct jifl_printer {
 	uint64_t insns, jit_insns, errors;
 	struct error_kind kinds[NR_KINDS];
 	struct jifl_gaps *gaps;
-	/* The previous instruction, for branch targets (--branches, --calls). */
-	struct pt_insn prev;
-	struct jifl_decoded_insn prev_di;
-	int have_prev;
-	int depth;
+	struct thread_state *states;
+	struct thread_state lost;	/* of threads without one (out of memory) */
 };
 
 int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode mode)
@@ -50,10 +60,34 @@ int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode m
 
 void jifl_printer_free(struct jifl_printer *p)
 {
+	struct thread_state *t;
+
 	if (!p)
 		return;
+	while ((t = p->states)) {
+		p->states = t->next;
+		free(t);
+	}
 	jifl_gaps_free(p->gaps);
 	free(p);
+}
+
+/* @th's state, made the first time. */
+static struct thread_state *state_of(struct jifl_printer *p, struct jifl_thread *th)
+{
+	struct thread_state *t = th->priv;
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		/* Branches across threads may show; nothing else is lost. */
+		return &p->lost;
+	}
+	t->next = p->states;
+	p->states = t;
+	th->priv = t;
+	return t;
 }
 
 void jifl_printer_set_filter(struct jifl_printer *p, const struct jifl_filter *f)
@@ -66,12 +100,6 @@ void jifl_printer_set_fields(struct jifl_printer *p, const struct jifl_fields *f
 {
 	p->fields = *fields;
 	p->session = s;
-}
-
-void jifl_printer_new_thread(struct jifl_printer *p)
-{
-	p->have_prev = 0;
-	p->depth = 0;
 }
 
 static void print_time(FILE *out, uint64_t ns)
@@ -123,6 +151,9 @@ static void print_field(struct jifl_printer *p, const struct jifl_decoded_insn *
 	case JIFL_FIELD_PID:
 		fprintf(p->out, "%6u", di->proc->pid);
 		break;
+	case JIFL_FIELD_CPU:
+		fprintf(p->out, "[%03d]", di->cpu);
+		break;
 	case JIFL_FIELD_TIME:
 		print_time(p->out, di->time);
 		break;
@@ -167,39 +198,41 @@ static int is_return(enum pt_insn_class c)
 	return c == ptic_return || c == ptic_far_return;
 }
 
-/* The previous instruction was a branch and @di is where it went. */
-static void print_branch(struct jifl_printer *p, const struct jifl_decoded_insn *di)
+/* The thread's previous instruction was a branch and @di is where it went. */
+static void print_branch(struct jifl_printer *p, struct thread_state *t,
+			 const struct jifl_decoded_insn *di)
 {
-	const struct jifl_decoded_insn *from = &p->prev_di;
-	enum pt_insn_class c = p->prev.iclass;
+	const struct jifl_decoded_insn *from = &t->prev_di;
+	enum pt_insn_class c = t->prev.iclass;
 
 	if (p->mode == JIFL_PRINT_CALLS) {
 		if (!is_call(c) && !is_return(c))
 			return;
-		if (is_return(c) && p->depth > 0)
-			p->depth--;
+		if (is_return(c) && t->depth > 0)
+			t->depth--;
 	}
 	print_time(p->out, from->time);
 	fprintf(p->out, " %6u %*s%-6s %16" PRIx64 " ", from->tid,
-		p->mode == JIFL_PRINT_CALLS ? 2 * p->depth : 0, "",
+		p->mode == JIFL_PRINT_CALLS ? 2 * t->depth : 0, "",
 		is_call(c) ? "call" : is_return(c) ? "return" :
-		c == ptic_cond_jump ? "jcc" : "jmp", p->prev.ip);
-	print_where(p->out, from, p->prev.ip);
+		c == ptic_cond_jump ? "jcc" : "jmp", t->prev.ip);
+	print_where(p->out, from, t->prev.ip);
 	fprintf(p->out, " => %16" PRIx64 " ", di->insn->ip);
 	print_where(p->out, di, di->insn->ip);
 	fputc('\n', p->out);
 	if (p->mode == JIFL_PRINT_CALLS && is_call(c))
-		p->depth++;
+		t->depth++;
 }
 
 static void on_insn(void *ctx, const struct jifl_decoded_insn *di)
 {
 	struct jifl_printer *p = ctx;
 	const struct pt_insn *insn = di->insn;
+	struct thread_state *t;
 
 	if (p->filter && !jifl_filter_match(p->filter, di->proc->pid, di->tid, di->time)) {
 		/* Not a branch target: the source may pass, the target does not. */
-		p->have_prev = 0;
+		state_of(p, di->thread)->have_prev = 0;
 		return;
 	}
 	p->insns++;
@@ -210,14 +243,15 @@ static void on_insn(void *ctx, const struct jifl_decoded_insn *di)
 		break;
 	case JIFL_PRINT_BRANCHES:
 	case JIFL_PRINT_CALLS:
+		t = state_of(p, di->thread);
 		/* A branch not taken falls through: only taken ones are shown. */
-		if (p->have_prev && p->prev.iclass != ptic_other &&
-		    p->prev.ip + p->prev.size != insn->ip)
-			print_branch(p, di);
-		p->prev = *insn;
-		p->prev_di = *di;
-		p->prev_di.insn = &p->prev;
-		p->have_prev = 1;
+		if (t->have_prev && t->prev.iclass != ptic_other &&
+		    t->prev.ip + t->prev.size != insn->ip)
+			print_branch(p, t, di);
+		t->prev = *insn;
+		t->prev_di = *di;
+		t->prev_di.insn = &t->prev;
+		t->have_prev = 1;
 		break;
 	case JIFL_PRINT_NONE:	/* count_ops */
 		break;
@@ -232,7 +266,7 @@ static void on_gap(void *ctx, const struct jifl_gap *gap)
 					 code < NR_KINDS ? code : NR_KINDS - 1];
 
 	/* What went before a gap is no branch source for what follows. */
-	p->have_prev = 0;
+	state_of(p, gap->thread)->have_prev = 0;
 	if (p->filter && !jifl_filter_match(p->filter, gap->pid, gap->tid, gap->time))
 		return;
 	jifl_gaps_add(p->gaps, gap);

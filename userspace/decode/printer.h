@@ -42,9 +42,6 @@ void jifl_printer_set_fields(struct jifl_printer *p, const struct jifl_fields *f
  */
 const struct jifl_decode_ops *jifl_printer_ops(const struct jifl_printer *p);
 
-/* Forget the previous instruction (a new thread's trace begins). */
-void jifl_printer_new_thread(struct jifl_printer *p);
-
 /*
  * Print the statistics: instructions (total, JIT), errors by kind with
  * IPs, every gap and the gap totals.

@@ -30,13 +30,13 @@ static int choose(struct jifl_process *p, uint64_t ip, uint64_t tsc,
 	const struct jifl_jit_version *v, *a, *next;
 
 	v = jifl_jit_image_last(p->jit, p->pid, ip, tsc);
-	a = jifl_adopted_get(&p->adopted, page);
+	a = p->adopted ? jifl_adopted_get(p->adopted, page) : NULL;
 	if (a && (!v || a->number > v->number))
 		v = a;
 	next = jifl_jit_image_next(p->jit, p->pid, ip, v);
-	if (next && next->exec_ip == ip && p->tscs &&
+	if (next && next->exec_ip == ip && p->tscs && p->adopted &&
 	    next->start <= jifl_tsc_index_next(p->tscs, tsc)) {
-		if (jifl_adopted_put(&p->adopted, page, next))
+		if (jifl_adopted_put(p->adopted, page, next))
 			return -pte_nomem;
 		*vp = next;
 		return 0;
@@ -131,7 +131,6 @@ void jifl_process_free(struct jifl_process *p)
 	pt_image_free(p->image);
 	jifl_symtab_free(p->syms);
 	free(p->reads);
-	jifl_adopted_fini(&p->adopted);
 	jifl_walk_cache_free(p->walks);
 	free(p);
 }
@@ -167,14 +166,15 @@ int jifl_process_add_map(struct jifl_process *p, struct pt_image_section_cache *
 }
 
 void jifl_process_attach(struct jifl_process *p, void *dec, jifl_decoder_time_fn time,
-			 const struct jifl_tsc_index *tscs, int log_reads)
+			 const struct jifl_tsc_index *tscs,
+			 struct jifl_adopted_table *adopted, int log_reads)
 {
 	p->dec = dec;
 	p->time = time;
 	p->tscs = tscs;
+	p->adopted = adopted;
 	p->log_reads = log_reads;
 	jifl_process_reads_reset(p);
-	jifl_adopted_clear(&p->adopted);
 }
 
 const struct jifl_jit_version *jifl_process_jit_version(const struct jifl_process *p,

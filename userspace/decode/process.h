@@ -41,8 +41,8 @@ struct jifl_process {
 	void *dec;				/* the decoder using the image now */
 	jifl_decoder_time_fn time;		/* its time */
 	const struct jifl_tsc_index *tscs;	/* the TSC packets of its trace */
-	/* Versions their EXEC record's IP placed ahead of the TSC; per thread. */
-	struct jifl_adopted_table adopted;
+	/* Versions their EXEC record's IP placed ahead of the TSC; the thread's. */
+	struct jifl_adopted_table *adopted;
 	/* What the read callback returned last. */
 	uint64_t last_ip;
 	const struct jifl_jit_version *last_ver;
@@ -71,14 +71,15 @@ int jifl_process_add_file(struct jifl_process *p, struct pt_image_section_cache 
 			  uint64_t addr);
 
 /*
- * Start decoding a thread's trace (@dec, whose time @time gives and
- * whose TSC packets are @tscs) in @p; NULL, NULL, NULL when it ends.
- * Forgets the versions chosen ahead of time. With @log_reads, every read
- * of JIT memory is kept until jifl_process_reads_reset() (the block
- * decoder reads a whole block before handing it out).
+ * Decode on in @p with @dec, whose time @time gives and whose TSC
+ * packets are @tscs, for the thread whose versions chosen ahead of time
+ * are @adopted; NULL, NULL, NULL, NULL when it ends. With @log_reads,
+ * every read of JIT memory is kept until jifl_process_reads_reset() (the
+ * block decoder reads a whole block before handing it out).
  */
 void jifl_process_attach(struct jifl_process *p, void *dec, jifl_decoder_time_fn time,
-			 const struct jifl_tsc_index *tscs, int log_reads);
+			 const struct jifl_tsc_index *tscs,
+			 struct jifl_adopted_table *adopted, int log_reads);
 
 static inline void jifl_process_reads_reset(struct jifl_process *p)
 {

@@ -9,10 +9,13 @@
 
 #include "errcode.h"
 #include "buildid_cache.h"
+#include "cpu_threads.h"
 #include "fjreader.h"
 #include "ptconfig.h"
 #include "rawmem.h"
+#include "run.h"
 #include "session.h"
+#include "threads.h"
 #include "vdso.h"
 
 /* FlowJIT and perf times come from the same TSC; allow for rounding only. */
@@ -23,8 +26,10 @@ struct jifl_session {
 	struct jifl_jit_image *jit;		/* NULL without FlowJIT data */
 	struct pt_config pt;			/* the processor (ptconfig.h) */
 	struct pt_image_section_cache *isc;
-	struct jifl_process **procs;		/* one per queue's pid (or the raw one) */
+	struct jifl_process **procs;		/* one per traced pid (or the raw one) */
 	size_t nr_procs;
+	struct jifl_threads *threads;
+	struct jifl_cpu_threads *cpus;		/* per CPU: what ran where when */
 	uint8_t *raw_pt;			/* raw mode trace */
 	size_t raw_size;
 	struct jifl_rawmem *rawmem;		/* raw mode memory */
@@ -77,6 +82,11 @@ static struct jifl_process *find_proc(struct jifl_session *s, uint32_t pid)
 	return NULL;
 }
 
+static struct jifl_process *proc_of(void *ctx, uint32_t pid)
+{
+	return find_proc(ctx, pid);
+}
+
 static int new_proc(struct jifl_session *s, uint32_t pid, struct jifl_process **pp)
 {
 	struct jifl_process **v;
@@ -109,6 +119,38 @@ static int add_vdso(struct jifl_session *s, struct jifl_process *p,
 	return jifl_process_add_file(p, s->isc, s->vdso.path, 0, m->len, m->addr);
 }
 
+/* A process @pid, unless there is one. */
+static int want_proc(struct jifl_session *s, uint32_t pid)
+{
+	struct jifl_process *p;
+
+	return find_proc(s, pid) ? 0 : new_proc(s, pid, &p);
+}
+
+/*
+ * The processes a per-CPU trace may have run: those its ITRACE_START
+ * and switch records name, but the idle task.
+ */
+static int per_cpu_procs(struct jifl_session *s)
+{
+	const struct jifl_perf_switch_rec *w;
+	const struct jifl_perf_task *t;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; !err && (t = jifl_perf_reader_task(s->perf, i)); i++)
+		if (t->type == PERF_RECORD_ITRACE_START)
+			err = want_proc(s, t->pid);
+	for (i = 0; !err && (w = jifl_perf_reader_switch(s->perf, i)); i++) {
+		if (w->sw.pid && w->sw.pid != (uint32_t)-1)
+			err = want_proc(s, w->sw.pid);
+		if (!err && w->sw.type == PERF_RECORD_SWITCH_CPU_WIDE && w->sw.next_prev_pid &&
+		    w->sw.next_prev_pid != (uint32_t)-1)
+			err = want_proc(s, w->sw.next_prev_pid);
+	}
+	return err;
+}
+
 /* A process for every traced pid, with the code its MMAP2 records name. */
 static int make_procs(struct jifl_session *s)
 {
@@ -116,15 +158,14 @@ static int make_procs(struct jifl_session *s)
 	const struct jifl_perf_map *m;
 	struct jifl_process *p;
 	size_t i;
-	int err;
+	int err = 0;
 
-	for (i = 0; (q = jifl_perf_reader_queue(s->perf, i)); i++) {
-		if (find_proc(s, q->pid))
-			continue;
-		err = new_proc(s, q->pid, &p);
-		if (err)
-			return err;
-	}
+	for (i = 0; !err && (q = jifl_perf_reader_queue(s->perf, i)); i++)
+		err = want_proc(s, q->pid);
+	if (!err)
+		err = per_cpu_procs(s);
+	if (err)
+		return err;
 	/* In file order, i.e. time order: a later mapping replaces an earlier one. */
 	for (i = 0; (m = jifl_perf_reader_map(s->perf, i)); i++) {
 		p = find_proc(s, m->m.pid);
@@ -220,7 +261,8 @@ static int session_new(struct jifl_session **sp)
 	if (!s)
 		return -jifl_err_nomem;
 	s->isc = pt_iscache_alloc(NULL);
-	if (!s->isc) {
+	if (!s->isc || jifl_threads_new(&s->threads)) {
+		pt_iscache_free(s->isc);
 		free(s);
 		return -jifl_err_nomem;
 	}
@@ -288,6 +330,8 @@ int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 	/* Processes first: the FlowJIT check looks for traced pids. */
 	if (!err) {
 		err = make_procs(s);
+		if (!err)
+			err = jifl_cpu_threads_new(&s->cpus, s->perf);
 		if (err)
 			say(msg, len, "%s", jifl_strerror(err));
 	}
@@ -373,46 +417,68 @@ size_t jifl_session_trace_size(const struct jifl_session *s)
 	return n;
 }
 
-/* The user's progress callback, with offsets counted from the first queue. */
-struct session_progress {
-	const struct jifl_decode_config *user;
-	uint64_t base;			/* bytes of the queues decoded before */
-};
-
-static void queue_progress(void *arg, uint64_t offset)
+/*
+ * Where queue @q's threads come from: per CPU (a CPU's queue, in a trace
+ * that says what ran on its CPUs, as perf decides: switch records, or
+ * no thread named by the queue), the thread that ran when; else the
+ * queue's thread.
+ */
+static void queue_source(struct jifl_session *s, const struct jifl_perf_queue *q,
+			 struct jifl_run_source *src)
 {
-	struct session_progress *sp = arg;
+	const struct jifl_perf_info *info = jifl_perf_reader_info(s->perf);
 
-	sp->user->progress(sp->user->progress_arg, sp->base + offset);
+	src->pid = q->pid;
+	src->tid = q->tid;
+	src->cpu = q->cpu;
+	if (q->cpu != (uint32_t)-1 && jifl_cpu_threads_any(s->cpus) &&
+	    (info->have_sched_switch || q->tid == (uint32_t)-1))
+		src->cpus = s->cpus;
 }
 
-int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg,
-			void (*new_thread)(void *ctx))
+int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg)
 {
-	struct session_progress sp = { .user = cfg };
+	size_t n = s->perf ? jifl_perf_reader_nr_queues(s->perf) : 1, i;
+	const struct jifl_tsc_conv *tc = NULL;
 	struct jifl_decode_config qcfg = *cfg;
+	struct jifl_run_source *src;
+	struct jifl_qdec_trace trace;
 	const struct jifl_perf_queue *q;
-	size_t i;
-	int err;
+	struct jifl_qdec **qd;
+	int err = 0;
 
 	qcfg.pt = &s->pt;
-	if (cfg->progress) {
-		qcfg.progress = queue_progress;
-		qcfg.progress_arg = &sp;
+	src = calloc(n, sizeof(*src));
+	qd = calloc(n, sizeof(*qd));
+	for (i = 0; src && qd && i < n && !err; i++) {
+		src[i].threads = s->threads;
+		src[i].proc = proc_of;
+		src[i].ctx = s;
+		memset(&trace, 0, sizeof(trace));
+		if (s->perf) {
+			q = jifl_perf_reader_queue(s->perf, i);
+			queue_source(s, q, &src[i]);
+			trace.data = q->data;
+			trace.size = q->size;
+			trace.gaps = q->gaps;
+			trace.gap_at = q->gap_at;
+			tc = &jifl_perf_reader_info(s->perf)->tc;
+		} else {
+			src[i].cpu = (uint32_t)-1;
+			trace.data = s->raw_pt;
+			trace.size = s->raw_size;
+		}
+		err = jifl_qdec_new(&qd[i], &trace, &src[i], tc, &qcfg);
 	}
-	if (!s->perf) {
-		new_thread(cfg->ctx);
-		return jifl_decode_buffer(s->raw_pt, s->raw_size, s->procs[0], &qcfg);
-	}
-	for (i = 0; (q = jifl_perf_reader_queue(s->perf, i)); i++) {
-		new_thread(cfg->ctx);
-		err = jifl_decode_queue(q, find_proc(s, q->pid),
-					&jifl_perf_reader_info(s->perf)->tc, &qcfg);
-		if (err)
-			return err;
-		sp.base += q->size;
-	}
-	return 0;
+	if (!src || !qd)
+		err = -jifl_err_nomem;
+	if (!err)
+		err = jifl_decode_merged(qd, n, tc, &qcfg);
+	for (i = 0; qd && i < n; i++)
+		jifl_qdec_free(qd[i]);
+	free(qd);
+	free(src);
+	return err;
 }
 
 const char *jifl_session_comm(const struct jifl_session *s, uint32_t pid, uint32_t tid,
@@ -453,6 +519,8 @@ void jifl_session_close(struct jifl_session *s)
 	for (i = 0; i < s->nr_procs; i++)
 		jifl_process_free(s->procs[i]);
 	free(s->procs);
+	jifl_threads_free(s->threads);
+	jifl_cpu_threads_free(s->cpus);
 	pt_iscache_free(s->isc);
 	jifl_jit_image_free(s->jit);
 	jifl_perf_reader_close(s->perf);

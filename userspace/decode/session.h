@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A decoding session: the perf.data trace, the FlowJIT data of the same
- * run (optional), one process image per traced process, decoded thread
- * by thread. Nothing here prints: problems come back as text.
+ * run (optional), one process image per traced process, its threads,
+ * and per CPU which thread ran where when; its queues (a thread's trace
+ * each, or a CPU's) decoded together in time order. Nothing here
+ * prints: problems come back as text.
  */
 #ifndef JIFL_DECODE_SESSION_H
 #define JIFL_DECODE_SESSION_H
@@ -46,13 +48,14 @@ size_t jifl_session_nr_warnings(const struct jifl_session *s);
 const char *jifl_session_warning(const struct jifl_session *s, size_t i);
 
 /*
- * Decode every thread's trace in turn, with the session's processor
- * (cfg->pt is ignored); @new_thread(cfg->ctx) is called
- * before each. cfg->progress, if set, is told the trace bytes decoded so
- * far, counted over all threads (of jifl_session_trace_size()).
+ * Decode every queue's trace, all together, and hand what they give to
+ * cfg->ops in time order, with the session's processor (cfg->pt is
+ * ignored). Per CPU, an instruction is the thread's that the trace says
+ * ran on its CPU at its time. cfg->progress, if set, is told the trace
+ * bytes decoded so far, counted over all queues (of
+ * jifl_session_trace_size()).
  */
-int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg,
-			void (*new_thread)(void *ctx));
+int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg);
 
 /* Bytes of trace data in the session. */
 size_t jifl_session_trace_size(const struct jifl_session *s);

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include "items.h"
+
+struct jifl_item *jifl_items_push(struct jifl_items *q)
+{
+	struct jifl_item *v;
+
+	if (q->nr == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 64;
+
+		v = realloc(q->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		q->v = v;
+		q->cap = cap;
+	}
+	v = &q->v[q->nr++];
+	memset(v, 0, sizeof(*v));
+	return v;
+}
+
+void jifl_items_fini(struct jifl_items *q)
+{
+	free(q->v);
+	memset(q, 0, sizeof(*q));
+}
