@@ -31,14 +31,15 @@ _jifl_swtrace()
 	-o | --output | -t | --truth) _filedir; return ;;
 	--buildid-dir) _filedir -d; return ;;
 	-p | --pid) _pids; return ;;
-	--psb-period | --tsc-every | --pmu-type) return ;;
+	--psb-period | --tsc-every | --pmu-type | --cpus | --timeslice) return ;;
+	--switches) COMPREPLY=($(compgen -W 'cpu-wide task' -- "$cur")); return ;;
 	esac
 	$split && return
-	_jifl_command 1 '-o|--output|-t|--truth|-p|--pid|--psb-period|--tsc-every|--pmu-type|--buildid-dir' &&
+	_jifl_command 1 '-o|--output|-t|--truth|-p|--pid|--psb-period|--tsc-every|--pmu-type|--buildid-dir|--cpus|--timeslice|--switches' &&
 		return
 	COMPREPLY=($(compgen -W '--output --truth --pid --psb-period --tsc-every
-		--pmu-type --ret-compression --no-pin --buildid-dir --no-buildid-cache
-		--quiet --help --version' -- "$cur"))
+		--pmu-type --ret-compression --no-pin --per-cpu --cpus --timeslice
+		--switches --buildid-dir --no-buildid-cache --quiet --help --version' -- "$cur"))
 } && complete -F _jifl_swtrace jifl-swtrace
 
 _flowjit()
@@ -85,7 +86,7 @@ _jifl_decode()
 	--pid | --tid | --time | --filter:*) return ;;
 	-F | --fields)
 		# the field being typed, after those before its comma
-		COMPREPLY=($(compgen -P "${cur%"${cur##*,}"}" -W 'comm tid pid time ip
+		COMPREPLY=($(compgen -P "${cur%"${cur##*,}"}" -W 'comm tid pid cpu time ip
 			sym dso insn' -- "${cur##*,}"))
 		return ;;
 	esac
