@@ -103,7 +103,6 @@ fi
 # clocksource watchdog would judge it by jiffies, which lag when the host
 # is busy, and switch clocksources mid-run.
 [ "$tsc_khz" != 0 ] && kargs="$kargs tsc_early_khz=$tsc_khz tsc=reliable"
-[ -n "$append" ] && kargs="$kargs $append"
 
 # vCPUs: the test kernel has no ACPI and finds CPUs in SeaBIOS's MP
 # table, which lists one CPU per package; QEMU's default topology makes
@@ -114,6 +113,8 @@ case "$smp" in
 *[!0-9]*) ;;
 *) kargs="$kargs jiflcpus=$smp"; smp="$smp,sockets=$smp,cores=1,threads=1" ;;
 esac
+# -a goes last: whatever follows a "--" in it is init's.
+[ -n "$append" ] && kargs="$kargs $append"
 # One host thread runs every vCPU in turn (round-robin TCG). With one
 # thread per vCPU (MTTCG), QEMU 7.2 can keep a stale translation of code
 # that another vCPU rewrites: a CPU that hit a text_poke_bp() int3 keeps
