@@ -40,6 +40,7 @@ static int cmp_version(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* By process, time, address; a version's loads in the order they were made. */
 static int cmp_load(const void *a, const void *b)
 {
 	const struct jifl_jit_load *x = a, *y = b;
@@ -48,7 +49,11 @@ static int cmp_load(const void *a, const void *b)
 		return x->v->pid < y->v->pid ? -1 : 1;
 	if (x->tsc != y->tsc)
 		return x->tsc < y->tsc ? -1 : 1;
-	return x->v->page < y->v->page ? -1 : x->v->page > y->v->page;
+	if (x->v->page != y->v->page)
+		return x->v->page < y->v->page ? -1 : 1;
+	if (x->v->start != y->v->start)
+		return x->v->start < y->v->start ? -1 : 1;
+	return x->reload < y->reload ? -1 : x->reload > y->reload;
 }
 
 /* The last barrier over @v's page at or before perf time @time, or NULL. */
@@ -121,48 +126,137 @@ static int same_load(const struct jifl_jit_load *l, const struct jifl_jit_versio
 	       (!b || b->time < jifl_tsc_conv_to_time(tc, l->tsc));
 }
 
+struct plan {
+	const struct jifl_jit_image *img;
+	const struct jifl_jit_barrier *b;
+	size_t nr_b;
+	const struct jifl_tsc_conv *tc;
+	struct versions vs;	/* by process, page, start */
+	uint64_t *tsc;		/* of each version's load */
+	struct jifl_jit_load *l;
+	size_t n, cap;
+};
+
+static int emit(struct plan *p, const struct jifl_jit_version *v, uint64_t tsc,
+		unsigned int reload, const uint8_t *tail, size_t tail_size)
+{
+	struct jifl_jit_load *l;
+
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+
+		l = realloc(p->l, cap * sizeof(*l));
+		if (!l)
+			return -jifl_err_nomem;
+		p->l = l;
+		p->cap = cap;
+	}
+	l = &p->l[p->n++];
+	l->v = v;
+	l->tsc = tsc;
+	l->reload = reload;
+	l->tail_size = tail_size;
+	memcpy(l->tail, tail, tail_size);
+	return 0;
+}
+
+/* The index of the first version of @pid's @page that starts after @tsc, or the end. */
+static size_t first_after(const struct versions *vs, uint32_t pid, uint64_t page, uint64_t tsc)
+{
+	size_t lo = 0, hi = vs->n, mid;
+	const struct jifl_jit_version *v;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		v = vs->v[mid];
+		if (v->pid < pid || (v->pid == pid && (v->page < page ||
+						       (v->page == page && v->start <= tsc))))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The loads of version @i; @last: the index of its page's last load so
+ * far, or -1. A version equal to that load gets none
+ * of its own; the next page's versions that start while it runs each
+ * give it a load with their first bytes as its tail.
+ */
+static int plan_version(struct plan *p, size_t i, ssize_t *last)
+{
+	const struct jifl_jit_version *v = p->vs.v[i], *w;
+	uint64_t next = v->page + FLOWJIT_PAGE_SIZE, tsc;
+	const struct jifl_jit_barrier *bar;
+	uint8_t tail[JIFL_JIT_LOAD_TAIL];
+	unsigned int reload = 0;
+	size_t tail_size, k;
+	int err;
+
+	bar = last_barrier(p->b, p->nr_b, v, jifl_tsc_conv_to_time(p->tc, v->start));
+	tail_size = read_tail(p->img, v, tail);
+	if (*last < 0 || !same_load(&p->l[*last], v, tail, tail_size, bar, p->tc)) {
+		err = emit(p, v, p->tsc[i], 0, tail, tail_size);
+		if (err)
+			return err;
+		*last = p->n - 1;
+	}
+	for (k = first_after(&p->vs, v->pid, next, v->start);
+	     k < p->vs.n && p->vs.v[k]->pid == v->pid && p->vs.v[k]->page == next &&
+	     p->vs.v[k]->start < v->end; k++) {
+		w = p->vs.v[k];
+		if (p->l[*last].tail_size == JIFL_JIT_LOAD_TAIL &&
+		    !memcmp(p->l[*last].tail, w->bytes, JIFL_JIT_LOAD_TAIL))
+			continue;
+		tsc = p->tsc[k] > p->l[*last].tsc ? p->tsc[k] : p->l[*last].tsc;
+		err = emit(p, v, tsc, ++reload, w->bytes, JIFL_JIT_LOAD_TAIL);
+		if (err)
+			return err;
+		*last = p->n - 1;
+	}
+	return 0;
+}
+
 int jifl_jit_loads_plan(const struct jifl_jit_image *img,
 			const struct jifl_jit_barrier *b, size_t nr_b,
 			const struct jifl_tsc_conv *tc,
 			struct jifl_jit_load **loads, size_t *nr)
 {
-	struct versions vs = { NULL, 0, 0 };
-	const struct jifl_jit_barrier *bar;
+	struct plan p = { .img = img, .b = b, .nr_b = nr_b, .tc = tc };
 	const struct jifl_jit_version *v, *prev;
-	struct jifl_jit_load *l = NULL, *last = NULL;
-	uint8_t tail[JIFL_JIT_LOAD_TAIL];
-	size_t i, n = 0, tail_size;
+	ssize_t last = -1;
+	size_t i;
 	int err;
 
-	err = jifl_jit_image_for_each(img, push_version, &vs);
-	if (!err && vs.n && !(l = malloc(vs.n * sizeof(*l))))
+	err = jifl_jit_image_for_each(img, push_version, &p.vs);
+	if (!err && p.vs.n && !(p.tsc = malloc(p.vs.n * sizeof(*p.tsc))))
 		err = -jifl_err_nomem;
+	if (!err)
+		qsort(p.vs.v, p.vs.n, sizeof(*p.vs.v), cmp_version);
+	for (i = 0; !err && i < p.vs.n; i++) {
+		v = p.vs.v[i];
+		prev = i && p.vs.v[i - 1]->pid == v->pid && p.vs.v[i - 1]->page == v->page ?
+		       p.vs.v[i - 1] : NULL;
+		p.tsc[i] = load_tsc(tc, v, prev,
+				    last_barrier(b, nr_b, v, jifl_tsc_conv_to_time(tc, v->start)));
+	}
+	for (i = 0; !err && i < p.vs.n; i++) {
+		v = p.vs.v[i];
+		if (!i || p.vs.v[i - 1]->pid != v->pid || p.vs.v[i - 1]->page != v->page)
+			last = -1;
+		err = plan_version(&p, i, &last);
+	}
+	free(p.vs.v);
+	free(p.tsc);
 	if (err) {
-		free(vs.v);
+		free(p.l);
 		return err;
 	}
-	qsort(vs.v, vs.n, sizeof(*vs.v), cmp_version);
-	for (i = 0; i < vs.n; i++) {
-		v = vs.v[i];
-		prev = i && vs.v[i - 1]->pid == v->pid && vs.v[i - 1]->page == v->page ?
-		       vs.v[i - 1] : NULL;
-		if (!prev)
-			last = NULL;
-		bar = last_barrier(b, nr_b, v, jifl_tsc_conv_to_time(tc, v->start));
-		tail_size = read_tail(img, v, tail);
-		if (last && same_load(last, v, tail, tail_size, bar, tc))
-			continue;
-		last = &l[n++];
-		last->v = v;
-		last->tsc = load_tsc(tc, v, prev, bar);
-		last->tail_size = tail_size;
-		memcpy(last->tail, tail, tail_size);
-	}
-	free(vs.v);
-	if (n)
-		qsort(l, n, sizeof(*l), cmp_load);
-	*loads = l;
-	*nr = n;
+	if (p.n)
+		qsort(p.l, p.n, sizeof(*p.l), cmp_load);
+	*loads = p.l;
+	*nr = p.n;
 	return 0;
 }
 

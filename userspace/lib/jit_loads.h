@@ -21,7 +21,8 @@
  * An instruction near the end of a page may reach into the next one:
  * perf reads it from the load of its first byte, so a load carries the
  * next page's first bytes (its tail) as they were when its version
- * started.
+ * started, and each version of the next page that starts while it runs
+ * loads it again with the new bytes.
  */
 #ifndef JIFL_JIT_LOADS_H
 #define JIFL_JIT_LOADS_H
@@ -52,6 +53,7 @@ struct jifl_jit_barrier {
 struct jifl_jit_load {
 	const struct jifl_jit_version *v;
 	uint64_t tsc;		/* perf is to map it from this TSC on */
+	unsigned int reload;	/* 0, or n: @v's n-th load again, for a new tail */
 	size_t tail_size;	/* bytes of @tail: 0 without a next page then */
 	uint8_t tail[JIFL_JIT_LOAD_TAIL];
 };
