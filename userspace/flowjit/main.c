@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flowjit: record the run-time code of a program with FlowJIT, and
- * report on recordings.
+ * flowjit: record the run-time code of a program with FlowJIT, report
+ * on recordings, and turn them into perf jitdump files.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/flowjit.h>
 
+#include "jitdump.h"
 #include "record.h"
 #include "report.h"
 #include "version.h"
@@ -23,13 +24,20 @@ static void usage(FILE *f)
 		"usage: " PROG " record [-o FILE] [--all-exec] [--bufsize BYTES] -- COMMAND [ARGS...]\n"
 		"       " PROG " record [-o FILE] [--all-exec] [--bufsize BYTES] -p PID\n"
 		"       " PROG " report [--events] [FILE]\n"
+		"       " PROG " jitdump [-i PERF_DATA] [-o OUTPUT] [-d DIR] [-q] [FILE]\n"
 		"\n"
 		"record: run COMMAND (or attach to process PID until it exits or SIGINT)\n"
 		"with FlowJIT tracking of its run-time code pages, children included,\n"
 		"and write the kernel's events and code snapshots to FILE.\n"
 		"report: summarize FILE, or list its records with --events.\n"
+		"jitdump: write FILE's code snapshots as perf jitdump files DIR/jit-PID.dump\n"
+		"and OUTPUT, a copy of the run's PERF_DATA with their markers, for\n"
+		"\"perf inject --jit -i OUTPUT\" (FILE: default flowjit.data).\n"
 		"\n"
-		"  -o, --output FILE     data file (default: flowjit.data)\n"
+		"  -o, --output FILE     data file (default: flowjit.data);\n"
+		"                        jitdump: the perf.data copy (default: perf.jitdump.data)\n"
+		"  -i, --input FILE      jitdump: the run's perf.data (default: perf.data)\n"
+		"  -d, --dir DIR         jitdump: where jit-PID.dump go (default: jitdump)\n"
 		"  -p, --pid PID         attach to a running process\n"
 		"  -a, --all-exec        snapshot every executable page, file text too\n"
 		"  -b, --bufsize BYTES   set the kernel's event ring size (root)\n"
@@ -106,6 +114,55 @@ static int cmd_record(int argc, char **argv)
 	return fj_record(&o);
 }
 
+static int cmd_jitdump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fj_jitdump_opts o = {
+		.input = "flowjit.data",
+		.perf_in = "perf.data",
+		.perf_out = "perf.jitdump.data",
+		.dir = "jitdump",
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "i:o:d:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o.perf_in = optarg;
+			break;
+		case 'o':
+			o.perf_out = optarg;
+			break;
+		case 'd':
+			o.dir = optarg;
+			break;
+		case 'q':
+			o.quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, PROG ": jitdump: one file at a time\n");
+		return EXIT_USAGE;
+	}
+	if (optind < argc)
+		o.input = argv[optind];
+	return fj_jitdump(&o);
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -145,6 +202,8 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "jitdump"))
+		return cmd_jitdump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
 		return 0;
@@ -153,7 +212,7 @@ int main(int argc, char **argv)
 		printf(PROG " %s\n", jifl_version());
 		return 0;
 	}
-	fprintf(stderr, PROG ": unknown command '%s' (record, report)\n", argv[1]);
+	fprintf(stderr, PROG ": unknown command '%s' (record, report, jitdump)\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
 }
