@@ -3,9 +3,10 @@
  * A W^X JIT, as LuaJIT's: it writes code while its two pages are
  * read-write and runs it while they are read-execute, with mprotect in
  * between. Version i (of N, default 40) goes to place i % 7, one of
- * them across the boundary of the pages; every version is a loop of its
- * own length and count, so that code of another version decodes to
- * other addresses, or to errors. Prints the sum of the results.
+ * them across the boundary of the pages, with instructions split by it;
+ * every version is a loop of its own length and count, so that code of
+ * another version decodes to other addresses, or to errors. Prints the
+ * sum of the results.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +16,11 @@
 
 #define PAGE	4096
 
-static const unsigned int places[] = { 0, 64, 200, 2000, PAGE - 9, PAGE + 32, PAGE + 300 };
+/*
+ * At PAGE - 17, the boundary splits the jnz of versions with i % 4 == 2
+ * from its displacement: i = 18 loops there 4 times.
+ */
+static const unsigned int places[] = { 0, 64, 200, 2000, PAGE - 17, PAGE + 32, PAGE + 300 };
 #define NR_PLACES	(sizeof(places) / sizeof(places[0]))
 
 static void put32(unsigned char *p, uint32_t v)
