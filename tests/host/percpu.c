@@ -25,6 +25,9 @@
 #include "perf_data.h"
 #include "perf_reader.h"
 
+/* Seconds a test that records may take: single-stepping, on a loaded machine. */
+#define RECORD_TIMEOUT	300
+
 /* An instruction as a listing gives it: thread, CPU, address. */
 struct tci {
 	uint32_t tid, seq;
@@ -323,7 +326,7 @@ static void check_layout(struct __test_metadata *_metadata, FIXTURE_DATA(percpu)
 	jifl_perf_reader_close(r);
 }
 
-TEST_F(percpu, threads_more_than_cpus)
+TEST_F_TIMEOUT(percpu, threads_more_than_cpus, RECORD_TIMEOUT)
 {
 	ASSERT_EQ(0, record(self, "--cpus 2 --timeslice 300", PROGS "swt_sched 4"))
 		TH_LOG("%s", self->out);
@@ -332,7 +335,7 @@ TEST_F(percpu, threads_more_than_cpus)
 	check_layout(_metadata, self, 2, JIFL_SCHED_SWITCH_CPU_WIDE);
 }
 
-TEST_F(percpu, threads_take_turns_on_one_cpu)
+TEST_F_TIMEOUT(percpu, threads_take_turns_on_one_cpu, RECORD_TIMEOUT)
 {
 	ASSERT_EQ(0, record(self, "--cpus 1 --timeslice 200", PROGS "swt_sched-static 3"))
 		TH_LOG("%s", self->out);
@@ -341,7 +344,7 @@ TEST_F(percpu, threads_take_turns_on_one_cpu)
 	check_layout(_metadata, self, 1, JIFL_SCHED_SWITCH_CPU_WIDE);
 }
 
-TEST_F(percpu, task_switch_records)
+TEST_F_TIMEOUT(percpu, task_switch_records, RECORD_TIMEOUT)
 {
 	ASSERT_EQ(0, record(self, "--cpus 2 --timeslice 250 --switches task",
 			    PROGS "swt_sched 3")) TH_LOG("%s", self->out);
@@ -349,14 +352,14 @@ TEST_F(percpu, task_switch_records)
 	check_layout(_metadata, self, 2, JIFL_SCHED_SWITCH_TASK);
 }
 
-TEST_F(percpu, as_many_cpus_as_threads)
+TEST_F_TIMEOUT(percpu, as_many_cpus_as_threads, RECORD_TIMEOUT)
 {
 	ASSERT_EQ(0, record(self, "--cpus 2", PROGS "swt_sched-static 2")) TH_LOG("%s", self->out);
 	check_decode(_metadata, self, 2, 0, 0);
 	EXPECT_EQ(2, truth_threads(&self->want));
 }
 
-TEST_F(percpu, thread_program_of_the_per_thread_tests)
+TEST_F_TIMEOUT(percpu, thread_program_of_the_per_thread_tests, RECORD_TIMEOUT)
 {
 	ASSERT_EQ(0, record(self, "--cpus 3 --timeslice 100", PROGS "swt_thread"))
 		TH_LOG("%s", self->out);
@@ -369,7 +372,7 @@ TEST_F(percpu, thread_program_of_the_per_thread_tests)
  * gaps, "restarted elsewhere", per CPU as per thread; context switches
  * in between are none.
  */
-TEST_F(percpu, signals_restart_elsewhere_as_per_thread)
+TEST_F_TIMEOUT(percpu, signals_restart_elsewhere_as_per_thread, RECORD_TIMEOUT)
 {
 	long per_thread;
 
@@ -429,7 +432,7 @@ static void swap_tids(struct __test_metadata *_metadata, FIXTURE_DATA(percpu) *s
  * records, neither jifl-decode nor perf gives the truth any more, as
  * both read which thread ran from them.
  */
-TEST_F(percpu, swapped_tids_are_caught)
+TEST_F_TIMEOUT(percpu, swapped_tids_are_caught, RECORD_TIMEOUT)
 {
 	uint32_t pid, tid[2] = { 0, 0 };
 	struct jifl_perf_reader *r;

@@ -17,8 +17,9 @@ struct jifl_item *jifl_items_push(struct jifl_items *q)
 		q->v = v;
 		q->cap = cap;
 	}
+	/* The header only: the caller fills the part of its kind. */
 	v = &q->v[q->nr++];
-	memset(v, 0, sizeof(*v));
+	v->enabled = 0;
 	return v;
 }
 

@@ -57,7 +57,7 @@ struct jifl_items {
 	size_t head, nr, cap;
 };
 
-/* A new item at the end, zeroed; NULL: out of memory. */
+/* A new item at the end, not enabled, the rest unset; NULL: out of memory. */
 struct jifl_item *jifl_items_push(struct jifl_items *q);
 
 /* The first item, or NULL. */

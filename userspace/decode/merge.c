@@ -104,9 +104,12 @@ static void deliver(const struct merge *m, const struct jifl_item *it, int cpu)
 /* Tell the consumer the bytes decoded, when queue @i's changed. */
 static void progress(struct merge *m, const struct jifl_qdec *q, size_t i)
 {
-	uint64_t done = jifl_qdec_done(q);
+	uint64_t done;
 
-	if (!m->cfg->progress || done == m->done[i])
+	if (!m->cfg->progress)
+		return;
+	done = jifl_qdec_done(q);
+	if (done == m->done[i])
 		return;
 	m->sum += done - m->done[i];
 	m->done[i] = done;

@@ -153,6 +153,7 @@ static void on_disabled(struct jifl_run *r, const struct pt_event *ev)
 	if (!it)
 		return;
 	it->u.disabled.ip = r->disabled_ip;
+	it->u.disabled.resume_ip = 0;
 	if (ev->type == ptev_async_disabled)
 		it->u.disabled.resume_ip = ev->variant.async_disabled.at;
 	else if (!ev->ip_suppressed)
