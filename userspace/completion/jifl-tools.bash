@@ -48,7 +48,7 @@ _flowjit()
 	_init_completion -s || return
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W 'record report --help --version' -- "$cur"))
+		COMPREPLY=($(compgen -W 'record report jitdump --help --version' -- "$cur"))
 		return
 	fi
 	case ${words[1]} in
@@ -66,6 +66,18 @@ _flowjit()
 	report)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--events --help' -- "$cur"))
+		else
+			_filedir
+		fi
+		;;
+	jitdump)
+		case $prev in
+		-i | --input | -o | --output) _filedir; return ;;
+		-d | --dir) _filedir -d; return ;;
+		esac
+		$split && return
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--input --output --dir --quiet --help' -- "$cur"))
 		else
 			_filedir
 		fi
