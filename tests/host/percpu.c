@@ -368,6 +368,18 @@ TEST_F_TIMEOUT(percpu, thread_program_of_the_per_thread_tests, RECORD_TIMEOUT)
 }
 
 /*
+ * Returns compressed into TNT bits: a CPU's trace goes from thread to
+ * thread, the decoders' stacks of calls with it (libipt pops only at a
+ * compressed return, perf at any): both must still give the truth.
+ */
+TEST_F_TIMEOUT(percpu, ret_compression, RECORD_TIMEOUT)
+{
+	ASSERT_EQ(0, record(self, "--cpus 2 --timeslice 200 --ret-compression",
+			    PROGS "swt_sched 3")) TH_LOG("%s", self->out);
+	check_decode(_metadata, self, 2, 0, 1);
+}
+
+/*
  * Signals jump in a thread's flow (to a handler, back with sigreturn):
  * gaps, "restarted elsewhere", per CPU as per thread; context switches
  * in between are none.

@@ -211,6 +211,11 @@ void jifl_pt_stream_call(struct jifl_pt_stream *s, uint64_t ret_ip)
 		s->ret_depth++;
 }
 
+void jifl_pt_stream_forget_calls(struct jifl_pt_stream *s)
+{
+	s->ret_depth = 0;
+}
+
 /*
  * Every return pops, compressed or not, as decoders do. When the stack
  * overflowed, the oldest addresses are gone: such returns get a TIP

@@ -58,6 +58,8 @@ int jifl_pt_stream_tnt(struct jifl_pt_stream *s, bool taken);
 int jifl_pt_stream_tip(struct jifl_pt_stream *s, uint64_t ip);
 /* A call that returns to @ret_ip: remembered for return compression. */
 void jifl_pt_stream_call(struct jifl_pt_stream *s, uint64_t ret_ip);
+/* Forget the calls remembered: none of their returns is compressed. */
+void jifl_pt_stream_forget_calls(struct jifl_pt_stream *s);
 /*
  * A return to @ip: a taken TNT bit when return compression is on and @ip
  * is the innermost remembered return address, else TIP.

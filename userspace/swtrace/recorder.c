@@ -554,6 +554,13 @@ int jifl_recorder_switch(struct jifl_recorder *r, uint32_t cpu, struct jifl_rthr
 		th->cpus_run |= 1ULL << cpu;
 		return jifl_pt_stream_psb(&q->pt, tsc, 0);
 	}
+	/*
+	 * The calls remembered for return compression are another thread's.
+	 * libipt pops its stack only for a compressed return, perf for any:
+	 * returns to calls made before the switch are not compressed, so
+	 * that both keep the thread's later calls on top.
+	 */
+	jifl_pt_stream_forget_calls(&q->pt);
 	return jifl_pt_stream_tsc(&q->pt, tsc);
 }
 
