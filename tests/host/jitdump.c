@@ -186,6 +186,12 @@ TEST_F_TIMEOUT(jitdump, wx_jit_rare_tsc, 300)
 		  PROGS "swt_wxjit");
 }
 
+/* A trace per CPU, as perf record makes by default. */
+TEST_F_TIMEOUT(jitdump, wx_jit_per_cpu, 300)
+{
+	check_jit(_metadata, self, "swt_wxjit, per CPU", "--per-cpu", PROGS "swt_wxjit");
+}
+
 TEST_F_TIMEOUT(jitdump, luajit, 300)
 {
 	char out[64];
