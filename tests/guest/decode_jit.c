@@ -30,6 +30,7 @@
 
 #include "guest_harness.h"
 #include "../host/swtrace_truth.h"
+#include "../progs/jit_loop.h"
 
 #define PAGE		4096
 #define CMD_MAX		(3 * PATH_MAX)
@@ -37,41 +38,6 @@
 #define TSC_RARE	"--tsc-every 1000000000"
 
 typedef int (*jit_fn)(int);
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-/*
- * Version @i: "mov ecx, K; xor eax, eax; 1: add eax, i; nop * (i % 4);
- * dec ecx; jnz 1b; ret" returning K * i. Lengths and loop counts differ
- * from version to version, so code of the wrong version decodes to
- * other addresses or to trace errors.
- */
-static size_t emit_version(unsigned char *p, unsigned int i)
-{
-	size_t n = 0, loop;
-
-	p[n++] = 0xb9;
-	put32(p + n, i % 5 + 1);
-	n += 4;
-	p[n++] = 0x31;
-	p[n++] = 0xc0;
-	loop = n;
-	p[n++] = 0x05;
-	put32(p + n, i);
-	n += 4;
-	memset(p + n, 0x90, i % 4);
-	n += i % 4;
-	p[n++] = 0xff;
-	p[n++] = 0xc9;
-	p[n++] = 0x75;
-	p[n] = (unsigned char)(loop - (n + 1));
-	n++;
-	p[n++] = 0xc3;
-	return n;
-}
 
 /* The RWX JIT: @n versions in one page, at 21 places that recur. */
 static int run_jit(int n)
@@ -84,7 +50,7 @@ static int run_jit(int n)
 		return -1;
 	for (i = 0; i < (unsigned int)n; i++) {
 		off = i * 48 % 1024;
-		emit_version(page + off, i);
+		jit_loop_emit(page + off, i);
 		if (((jit_fn)(page + off))(0) != (int)((i % 5 + 1) * i))
 			return -1;
 	}
@@ -141,23 +107,6 @@ static int find_tool(char path[PATH_MAX], const char *name)
 		snprintf(path, PATH_MAX, JIFL_TOP "/build/bin/%s", name);
 #endif
 	return access(path, X_OK);
-}
-
-
-
-/* Steps of @a and @b that differ at the same position, thread by thread. */
-static size_t count_diffs(const struct ipseq *a, const struct ipseq *b, size_t *first)
-{
-	size_t i, n = 0;
-
-	*first = SIZE_MAX;
-	for (i = 0; i < a->n && i < b->n; i++) {
-		if (a->v[i].tid == b->v[i].tid && a->v[i].ip == b->v[i].ip)
-			continue;
-		if (!n++)
-			*first = i;
-	}
-	return n + (a->n > b->n ? a->n - b->n : b->n - a->n);
 }
 
 FIXTURE(decode) {
@@ -251,7 +200,7 @@ static void check_perf_jitdump(struct __test_metadata *_metadata,
 	self->perf.n = 0;
 	ASSERT_EQ(0, read_ips(dcmd, 0, "instruction trace error type", &self->perf, &errors));
 	qsort(self->perf.v, self->perf.n, sizeof(*self->perf.v), step_cmp);
-	diffs = count_diffs(&self->want, &self->perf, &first);
+	diffs = ipseq_diffs(&self->want, &self->perf, &first);
 	fprintf(stderr, "# %s: perf script after flowjit jitdump: %zu instructions, %ld errors, "
 		"%zu differ from the truth\n", name, self->perf.n, errors, diffs);
 	if (exact) {
@@ -285,7 +234,7 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
 	st = read_ips(dcmd, 1, " error: ", &self->got, &errors);
 	qsort(self->want.v, self->want.n, sizeof(*self->want.v), step_cmp);
 	qsort(self->got.v, self->got.n, sizeof(*self->got.v), step_cmp);
-	diffs = count_diffs(&self->want, &self->got, &first);
+	diffs = ipseq_diffs(&self->want, &self->got, &first);
 	jit = jit_insns(self);
 	fprintf(stderr, "# %s: truth %zu instructions; jifl-decode: %zu instructions (%ld JIT), "
 	       "%ld errors, %zu differ from the truth\n",
@@ -298,7 +247,7 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
 		fprintf(stderr, "# %s: perf script does not run here\n", name);
 	} else {
 		qsort(self->perf.v, self->perf.n, sizeof(*self->perf.v), step_cmp);
-		count_diffs(&self->want, &self->perf, &first);
+		ipseq_diffs(&self->want, &self->perf, &first);
 		fprintf(stderr, "# %s: perf script: %zu instructions (%ld fewer than the truth), "
 			"%ld errors, first difference at step %zd\n", name, self->perf.n,
 			(long)self->want.n - (long)self->perf.n, perf_errors,
@@ -309,7 +258,7 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
 	EXPECT_EQ(0, st);
 	EXPECT_EQ(0, errors);
 	EXPECT_GT(jit, 0);
-	diffs = count_diffs(&self->want, &self->got, &first);
+	diffs = ipseq_diffs(&self->want, &self->got, &first);
 	ASSERT_EQ(0, diffs) {
 		if (first < self->want.n && first < self->got.n)
 			TH_LOG("first difference at step %zu: truth %u:%#lx, decoded %u:%#lx",

@@ -117,22 +117,6 @@ static long perf_decode(struct __test_metadata *_metadata, FIXTURE_DATA(jitdump)
 	return errors;
 }
 
-/* Instructions of self->got that differ from the truth, by position per thread. */
-static size_t diffs(const FIXTURE_DATA(jitdump) *self, size_t *first)
-{
-	const struct ipseq *a = &self->want, *b = &self->got;
-	size_t i, n = 0;
-
-	*first = SIZE_MAX;
-	for (i = 0; i < a->n && i < b->n; i++) {
-		if (a->v[i].tid == b->v[i].tid && a->v[i].ip == b->v[i].ip)
-			continue;
-		if (!n++)
-			*first = i;
-	}
-	return n + (a->n > b->n ? a->n - b->n : b->n - a->n);
-}
-
 /* flowjit jitdump, then perf inject --jit: self->injected. */
 static void jitdump_inject(struct __test_metadata *_metadata, FIXTURE_DATA(jitdump) *self)
 {
@@ -155,14 +139,14 @@ static void check_jit(struct __test_metadata *_metadata, FIXTURE_DATA(jitdump) *
 
 	record(_metadata, self, swtrace_opts, cmd);
 	before = perf_decode(_metadata, self, self->data);
-	n = diffs(self, &first);
+	n = ipseq_diffs(&self->want, &self->got, &first);
 	TH_LOG("%s: plain perf.data: %ld decode errors, %zu of %zu instructions decoded, "
 	       "%zu differ from the truth", name, before, self->got.n, self->want.n, n);
 	EXPECT_GT(before, 0);
 
 	jitdump_inject(_metadata, self);
 	after = perf_decode(_metadata, self, self->injected);
-	n = diffs(self, &first);
+	n = ipseq_diffs(&self->want, &self->got, &first);
 	TH_LOG("%s: with flowjit jitdump: %ld decode errors, %zu of %zu instructions decoded, "
 	       "%zu differ from the truth", name, after, self->got.n, self->want.n, n);
 	EXPECT_EQ(0, after);

@@ -107,6 +107,25 @@ static inline size_t ipseq_first_diff(const struct ipseq *a, const struct ipseq 
 }
 
 /*
+ * Steps of @a and @b (both sorted by step_cmp) that differ at the same
+ * position, thread by thread, plus the difference of their lengths; the
+ * position of the first in @first (SIZE_MAX: none).
+ */
+static inline size_t ipseq_diffs(const struct ipseq *a, const struct ipseq *b, size_t *first)
+{
+	size_t i, n = 0;
+
+	*first = SIZE_MAX;
+	for (i = 0; i < a->n && i < b->n; i++) {
+		if (a->v[i].tid == b->v[i].tid && a->v[i].ip == b->v[i].ip)
+			continue;
+		if (!n++)
+			*first = i;
+	}
+	return n + (a->n > b->n ? a->n - b->n : b->n - a->n);
+}
+
+/*
  * Run @cmd; its lines "... TID IP ..." (TID in column @tid_col) go to
  * @s, lines containing @error_mark are counted in @errors and shown
  * (the first few). Returns the exit status, or -1.

@@ -2,17 +2,17 @@
 /*
  * A W^X JIT, as LuaJIT's: it writes code while its two pages are
  * read-write and runs it while they are read-execute, with mprotect in
- * between. Version i (of N, default 40) goes to place i % 7, one of
- * them across the boundary of the pages, with instructions split by it;
- * every version is a loop of its own length and count, so that code of
- * another version decodes to other addresses, or to errors. Prints the
- * sum of the results.
+ * between. Version i (of N, default 40), jit_loop.h's, goes to place
+ * i % 7, one of them across the boundary of the pages, with an
+ * instruction split by it. Prints the sum of the results.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "jit_loop.h"
 
 #define PAGE	4096
 
@@ -22,38 +22,6 @@
  */
 static const unsigned int places[] = { 0, 64, 200, 2000, PAGE - 17, PAGE + 32, PAGE + 300 };
 #define NR_PLACES	(sizeof(places) / sizeof(places[0]))
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-/*
- * "mov ecx, K; xor eax, eax; 1: add eax, i; nop * (i % 4); dec ecx;
- * jnz 1b; ret", K = i % 5 + 1: returns K * i.
- */
-static void emit_version(unsigned char *p, unsigned int i)
-{
-	size_t n = 0, loop;
-
-	p[n++] = 0xb9;
-	put32(p + n, i % 5 + 1);
-	n += 4;
-	p[n++] = 0x31;
-	p[n++] = 0xc0;
-	loop = n;
-	p[n++] = 0x05;
-	put32(p + n, i);
-	n += 4;
-	memset(p + n, 0x90, i % 4);
-	n += i % 4;
-	p[n++] = 0xff;
-	p[n++] = 0xc9;
-	p[n++] = 0x75;
-	p[n] = (unsigned char)(loop - (n + 1));
-	n++;
-	p[n] = 0xc3;
-}
 
 int main(int argc, char **argv)
 {
@@ -69,7 +37,7 @@ int main(int argc, char **argv)
 
 		if (mprotect(code, 2 * PAGE, PROT_READ | PROT_WRITE))
 			return 1;
-		emit_version(fn, i);
+		jit_loop_emit(fn, i);
 		if (mprotect(code, 2 * PAGE, PROT_READ | PROT_EXEC))
 			return 1;
 		sum += ((int (*)(void))fn)();
