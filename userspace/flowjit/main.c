@@ -47,6 +47,23 @@ static void usage(FILE *f)
 		"      --version         the version\n");
 }
 
+/* -h: the usage on stdout, status 0; a bad option: on stderr, EXIT_USAGE. */
+static int help_or_usage(int c)
+{
+	usage(c == 'h' ? stdout : stderr);
+	return c == 'h' ? 0 : EXIT_USAGE;
+}
+
+/* The FILE argument of command @cmd (default flowjit.data), or NULL: more than one. */
+static const char *file_arg(int argc, char **argv, const char *cmd)
+{
+	if (argc - optind > 1) {
+		fprintf(stderr, PROG ": %s: one file at a time\n", cmd);
+		return NULL;
+	}
+	return optind < argc ? argv[optind] : "flowjit.data";
+}
+
 static int parse_num(const char *opt, const char *s, unsigned long long *v)
 {
 	char *end;
@@ -96,12 +113,8 @@ static int cmd_record(int argc, char **argv)
 		case 'q':
 			o.quiet = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return help_or_usage(c);
 		}
 	}
 	if (!o.pid == (optind == argc)) {
@@ -125,7 +138,6 @@ static int cmd_jitdump(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fj_jitdump_opts o = {
-		.input = "flowjit.data",
 		.perf_in = "perf.data",
 		.perf_out = "perf.jitdump.data",
 		.dir = "jitdump",
@@ -146,21 +158,12 @@ static int cmd_jitdump(int argc, char **argv)
 		case 'q':
 			o.quiet = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return help_or_usage(c);
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, PROG ": jitdump: one file at a time\n");
-		return EXIT_USAGE;
-	}
-	if (optind < argc)
-		o.input = argv[optind];
-	return fj_jitdump(&o);
+	o.input = file_arg(argc, argv, "jitdump");
+	return o.input ? fj_jitdump(&o) : EXIT_USAGE;
 }
 
 static int cmd_report(int argc, char **argv)
@@ -170,6 +173,7 @@ static int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *file;
 	int c, events = 0;
 
 	while ((c = getopt_long(argc, argv, "eh", opts, NULL)) != -1) {
@@ -177,19 +181,12 @@ static int cmd_report(int argc, char **argv)
 		case 'e':
 			events = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return help_or_usage(c);
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, PROG ": report: one file at a time\n");
-		return EXIT_USAGE;
-	}
-	return fj_report(optind < argc ? argv[optind] : "flowjit.data", events, stdout);
+	file = file_arg(argc, argv, "report");
+	return file ? fj_report(file, events, stdout) : EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
