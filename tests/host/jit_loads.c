@@ -136,8 +136,8 @@ static void build(struct __test_metadata *_metadata, const struct plan_case *c,
 		r.ev.addr = r.ev.ip = ADDR(c->recs[i].page);
 		r.ev.len = FLOWJIT_PAGE_SIZE;
 		memset(r.page, c->recs[i].fill, sizeof(r.page));
-		ASSERT_EQ(0, jifl_jit_image_add_event(img, &r.ev,
-						      r.ev.type == FLOWJIT_EV_EXEC ? r.page : NULL));
+		ASSERT_EQ(0, jifl_jit_image_add_event(img, &r.ev, r.ev.type == FLOWJIT_EV_EXEC ?
+							       r.page : NULL));
 	}
 	for (*nr_b = 0; *nr_b < MAX && c->bars[*nr_b].time; (*nr_b)++) {
 		const struct bar *s = &c->bars[*nr_b];

@@ -340,9 +340,11 @@ TEST_F(jitdump, bad_input)
 		{ "-i %3$s/none -o %3$s/m %2$s", JIT_PID, 1,
 		  "cannot read '%3$s/none': No such file or directory" },
 		{ "-i %2$s -o %3$s/m %2$s", JIT_PID, 1, "cannot read '%2$s': bad file format" },
-		{ "-i %1$s -o %3$s/m %3$s/none", JIT_PID, 1, "cannot read '%3$s/none': No such file" },
+		{ "-i %1$s -o %3$s/m %3$s/none", JIT_PID, 1,
+		  "cannot read '%3$s/none': No such file" },
 		{ "-i %1$s -o %1$s %2$s", JIT_PID, 1, "to '%1$s': the same file" },
-		{ "-i %1$s -o %3$s/m -d %3$s/no/dir %2$s", JIT_PID, 1, "cannot create '%3$s/no/dir'" },
+		{ "-i %1$s -o %3$s/m -d %3$s/no/dir %2$s", JIT_PID, 1,
+		  "cannot create '%3$s/no/dir'" },
 		{ "-i %1$s %2$s %2$s", JIT_PID, 2, "jitdump: one file at a time" },
 		{ "--nope", JIT_PID, 2, "usage:" },
 	};

@@ -75,7 +75,10 @@ TEST(file_layout)
 	EXPECT_EQ(500, u64(buf + 24));
 	EXPECT_EQ(1, u64(buf + 32));	/* JITDUMP_FLAGS_ARCH_TIMESTAMP: TSC times */
 
-	/* JIT_CODE_LOAD: id 0, size, time, pid, tid, vma, code_addr, code_size, index, name, code. */
+	/*
+	 * JIT_CODE_LOAD: id 0, size, time, pid, tid, vma, code_addr, code_size,
+	 * index, name, code.
+	 */
 	off = 40;
 	for (i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
 		size_t name = strlen(loads[i].name) + 1;

@@ -128,7 +128,8 @@ TEST_F(append, reads_as_before_plus_the_record)
 			     "perf report -i out.data --header-only -I > out.h && "
 			     "grep -q '# event : name = dummy:u' out.h && "
 			     "{ diff in.h out.h | grep '^[<>]' | grep -v -e '# data size' "
-			     "-e '# feat offset'; test $? = 1; }", self->dir)) TH_LOG("%s", self->text);
+			     "-e '# feat offset'; test $? = 1; }", self->dir))
+		TH_LOG("%s", self->text);
 	EXPECT_EQ(0, cmd_run(self->text, sizeof(self->text), "perf buildid-list -i %s", self->out));
 	EXPECT_NE(NULL, strstr(self->text, "0102030405")) TH_LOG("%s", self->text);
 	EXPECT_NE(NULL, strstr(self->text, " /bin/true")) TH_LOG("%s", self->text);
@@ -136,8 +137,9 @@ TEST_F(append, reads_as_before_plus_the_record)
 			     self->out));
 	snprintf(want, sizeof(want), " %llu 0x", MARK_TIME);
 	EXPECT_NE(NULL, strstr(self->text, want)) TH_LOG("%s", self->text);
-	snprintf(want, sizeof(want), "PERF_RECORD_MMAP2 %d/%d: [0(0x1000) @ 0 00:00 0 0]: r-xp %s\n",
-		 PID, PID, self->mark);
+	snprintf(want, sizeof(want),
+		 "PERF_RECORD_MMAP2 %d/%d: [0(0x1000) @ 0 00:00 0 0]: r-xp %s\n", PID, PID,
+		 self->mark);
 	EXPECT_NE(NULL, strstr(self->text, want)) TH_LOG("%s", self->text);
 }
 

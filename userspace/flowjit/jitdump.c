@@ -99,8 +99,9 @@ static int read_perf(struct jitdump *j)
 	}
 	info = jifl_perf_reader_info(j->perf);
 	if (info->use_clockid) {
-		fprintf(stderr, PROG ": '%s' was recorded with a clock of its own (perf record -k): "
-			"FlowJIT's TSC times need perf's TSC conversion\n", j->o->perf_in);
+		fprintf(stderr, PROG ": '%s' was recorded with a clock of its own "
+			"(perf record -k): FlowJIT's TSC times need perf's TSC conversion\n",
+			j->o->perf_in);
 		return -jifl_err_nosupp;
 	}
 	if (!info->have_time_conv) {
@@ -187,7 +188,8 @@ static int add_marker(struct jitdump *j, uint32_t pid, const char *path)
 		return -jifl_err_nomem;
 	j->markers = p;
 	n = jifl_perf_append_encode_mmap2(p + j->markers_size, MARKER_MAX, &m,
-					  marker_time(j->perf, pid), jifl_perf_reader_info(j->perf));
+					  marker_time(j->perf, pid),
+					  jifl_perf_reader_info(j->perf));
 	if (n < 0)
 		return n;
 	j->markers_size += n;
@@ -302,11 +304,15 @@ int fj_jitdump(const struct fj_jitdump_opts *o)
 	}
 	if (!ret) {
 		ret = jifl_perf_append(o->perf_in, o->perf_out, j.markers, j.markers_size);
-		if (ret)
+		if (ret == -jifl_err_invalid)
+			fprintf(stderr, PROG ": cannot copy '%s' to '%s': the same file\n",
+				o->perf_in, o->perf_out);
+		else if (ret == -jifl_err_truncated)
+			fprintf(stderr, PROG ": cannot copy '%s': unfinished (data size 0 in its "
+				"header)\n", o->perf_in);
+		else if (ret)
 			fprintf(stderr, PROG ": cannot copy '%s' to '%s': %s\n", o->perf_in,
-				o->perf_out, ret == -jifl_err_invalid ? "the same file" :
-				ret == -jifl_err_truncated ? "unfinished (data size 0 in its header)" :
-				reason(ret));
+				o->perf_out, reason(ret));
 	}
 	if (!ret && !o->quiet)
 		summary(&j);
