@@ -5,6 +5,7 @@
 
 #include "block_walk.h"
 #include "errcode.h"
+#include "ild.h"
 
 /* The instructions from a block start in a file section, as far as seen. */
 struct entry {
@@ -17,6 +18,7 @@ struct entry {
 
 struct jifl_walk_cache {
 	ZydisDecoder zd;
+	struct jifl_ild *ild;		/* for what Zydis refuses; NULL until then */
 	struct entry *tab;		/* open addressing, a power of two */
 	size_t size, used;
 	/* JIT blocks, walked every time. */
@@ -45,6 +47,7 @@ void jifl_walk_cache_free(struct jifl_walk_cache *c)
 	for (i = 0; i < c->size; i++)
 		free(c->tab[i].v);
 	free(c->tab);
+	jifl_ild_free(c->ild);
 	free(c->insns);
 	free(c->jit);
 	free(c);
@@ -76,14 +79,27 @@ static enum pt_insn_class classify(const ZydisDecodedInstruction *z)
 	}
 }
 
+/*
+ * Bytes Zydis refuses but libipt went through (an instruction newer than
+ * Zydis, or one invalid in 64-bit mode): libipt's size and class, as its
+ * instruction flow decoder gives them.
+ */
+static int decode_libipt(struct jifl_walk_cache *c, struct pt_insn *insn, const uint8_t *raw,
+			 size_t len, uint64_t *next)
+{
+	int err = c->ild ? 0 : jifl_ild_new(&c->ild);
+
+	return err ? err : jifl_ild_decode(c->ild, insn, raw, len, next);
+}
+
 /* Decode @insn (its ip set) from @len bytes at @raw; the address it leads to in @next. */
-static int decode(const struct jifl_walk_cache *c, struct pt_insn *insn, const uint8_t *raw,
+static int decode(struct jifl_walk_cache *c, struct pt_insn *insn, const uint8_t *raw,
 		  size_t len, uint64_t *next)
 {
 	ZydisDecodedInstruction z;
 
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&c->zd, NULL, raw, len, &z)))
-		return -jifl_err_format;
+		return decode_libipt(c, insn, raw, len, next);
 	insn->size = z.length;
 	memcpy(insn->raw, raw, z.length);
 	insn->iclass = classify(&z);

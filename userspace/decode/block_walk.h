@@ -7,7 +7,8 @@
  * image section cache, remembered per block start (files do not change);
  * JIT code from the reads of the process's JIT memory that the block
  * decoder made while it went through the block, each with its page
- * version.
+ * version. Bytes that Zydis refuses but libipt went through are decoded
+ * by libipt (ild.h): the instruction flow decoder lists them too.
  */
 #ifndef JIFL_DECODE_BLOCK_WALK_H
 #define JIFL_DECODE_BLOCK_WALK_H
@@ -31,7 +32,8 @@ void jifl_walk_cache_free(struct jifl_walk_cache *c);
 /*
  * Walk @block of @p, whose file code is read from @isc. The result is
  * valid until the next walk. Returns 0, -jifl_err_nomem, or
- * -jifl_err_format when an instruction cannot be read or decoded.
+ * -jifl_err_format when an instruction cannot be read or decoded
+ * (-jifl_err_internal if libipt fails otherwise).
  */
 int jifl_block_walk(struct jifl_walk_cache *c, struct pt_image_section_cache *isc,
 		    const struct jifl_process *p, const struct pt_block *block,
