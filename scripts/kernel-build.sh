@@ -71,4 +71,12 @@ echo "kernel-build: building $(kmake -s kernelrelease) ($cfg_src) in ${kout#$top
 start=$(date +%s)
 kmake bzImage
 kmake headers_install INSTALL_HDR_PATH="$kout/usr" >/dev/null
+# Modules (the JIFL tools), packed for scripts/qemu-run.sh to append to
+# the initramfs: this kernel's, not another build's.
+rm -rf "$kout/modroot" "$kout/modules.cpio.gz"
+if grep -q '^CONFIG_MODULES=y' "$kout/.config"; then
+	kmake modules
+	kmake modules_install INSTALL_MOD_PATH="$kout/modroot" INSTALL_MOD_STRIP=1 >/dev/null
+	(cd "$kout/modroot" && find lib | cpio -o -H newc --quiet | gzip) > "$kout/modules.cpio.gz"
+fi
 echo "kernel-build: done in $(( $(date +%s) - start ))s: ${kout#$top/}/arch/x86/boot/bzImage"

@@ -123,6 +123,18 @@ esac
 # kprobe handler sends it back there forever.
 accel=${QEMU_ACCEL:-tcg,thread=single}
 
+# The monitor, on a private socket: a stuck guest's vCPU registers go
+# into the log before it is killed.
+mondir=$(mktemp -d)
+trap 'rm -rf "$mondir"' EXIT
+# The kernel's own modules, which scripts/kernel-build.sh packs next to
+# it: the kernel unpacks a cpio archive appended to the initramfs.
+kmods=$(dirname "$kernel")/../../../modules.cpio.gz
+if [ -f "$kmods" ]; then
+	cat "$initrd" "$kmods" > "$mondir/initrd.cpio.gz"
+	initrd=$mondir/initrd.cpio.gz
+fi
+
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 	-kernel "$kernel" -initrd "$initrd" -append "$kargs"
 	-display none -no-reboot -serial stdio
@@ -134,10 +146,6 @@ if [ $shell = 1 ]; then
 	exec "${qemu[@]}" -monitor none
 fi
 
-# The monitor, on a private socket: a stuck guest's vCPU registers go
-# into the log before it is killed.
-mondir=$(mktemp -d)
-trap 'rm -rf "$mondir"' EXIT
 qemu+=(-monitor "unix:$mondir/mon,server=on,wait=off")
 monitor_dump() {
 	python3 - "$mondir/mon" <<'PY' 2>&1 | tr -d '\r' | grep -aE '^(CPU#|[RE]AX|[RE]SI|[RE]IP|ES |CS |SS |GDT|CR0|EFER)' | sed 's/^/qemu-run: /'

@@ -51,6 +51,7 @@ FIXTURE_TEARDOWN(unwind)
 {
 	jifl_control("disable");
 	jifl_control("pid 0");
+	jifl_control("tool null");
 }
 
 #define REPORT	"jifl: test: control_write translated: "
@@ -186,7 +187,29 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_cache, 120)
 }
 
 /*
- * The same while the cache is flushed every millisecond, so that many
+ * The same with the test tool "count" before every block: its code
+ * saves a register and the flags on the stack where they are live.
+ */
+TEST_F_TIMEOUT(unwind, perf_call_chains_through_tool_code, 120)
+{
+	struct chains r;
+
+	if (access("/usr/bin/perf", X_OK))
+		SKIP(return, "perf not in the guest");
+	ASSERT_EQ(0, jifl_control("tool count"));
+	ASSERT_EQ(0, jifl_control("syscalls all"));
+	ASSERT_EQ(0, jifl_control("pid 0"));
+	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, sample_chains(_metadata, &r));
+	ASSERT_EQ(0, jifl_control("disable"));
+	ASSERT_EQ(0, jifl_control("tool null"));
+	EXPECT_LE(20, r.in_cache);
+	EXPECT_EQ(r.in_cache, r.unwound);
+	EXPECT_EQ(0, r.misplaced);
+}
+
+/*
+ * The same while the cache is flushed every 10 ms, so that many
  * samples land in translation, under the lookup stubs: calls, jumps and
  * returns being learnt.
  */
@@ -206,7 +229,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_lookup_stubs, 120)
 	if (!flusher) {
 		for (;;) {
 			jifl_control("flush");
-			usleep(1000);
+			usleep(10000);
 		}
 	}
 	ret = sample_chains(_metadata, &r);

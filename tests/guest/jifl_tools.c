@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JIFL tools from modules: jifl_bbcount registers, counts every block
+ * exactly, and unloads safely while system calls run translated on
+ * every vCPU; jifl_edges counts both sides of every branch.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest_harness.h"
+#include "proc_util.h"
+
+#define BBCOUNT "jifl_bbcount"
+#ifndef ROUNDS
+#define ROUNDS 100
+#endif
+
+static int load_module(const char *name)
+{
+	char path[256];
+	struct utsname u;
+	int fd, ret;
+
+	uname(&u);
+	snprintf(path, sizeof(path), "/lib/modules/%s/kernel/arch/x86/jifl/tools/%s.ko",
+		 u.release, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int unload_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static char out[1 << 20];
+
+/* bbcount's count of the block at the start of @func, or -1. */
+static long long block_count(const char *func)
+{
+	char want[128];
+	const char *line;
+	long long count;
+
+	snprintf(want, sizeof(want), " %s+0x0/", func);
+	for (line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *end = strchr(line, '\n');
+		const char *at = strstr(line, want);
+
+		if (at && (!end || at < end) && sscanf(line, "%lld", &count) == 1)
+			return count;
+	}
+	return -1;
+}
+
+/*
+ * The count of system call @name's first block: its handler is
+ * __x64_sys_NAME, or __do_sys_NAME where that is an alias of it.
+ */
+static long long syscall_count(const char *name)
+{
+	char func[64];
+	long long n;
+
+	file_read("/proc/jifl/tool", out, sizeof(out));
+	snprintf(func, sizeof(func), "__x64_sys_%s", name);
+	n = block_count(func);
+	if (n >= 0)
+		return n;
+	snprintf(func, sizeof(func), "__do_sys_%s", name);
+	return block_count(func);
+}
+
+FIXTURE(tools) {
+	int unused;
+};
+
+FIXTURE_SETUP(tools)
+{
+	ASSERT_EQ(0, access("/proc/jifl/tool", F_OK));
+}
+
+FIXTURE_TEARDOWN(tools)
+{
+	jifl_control("disable");
+	jifl_control("pid 0");
+	jifl_control("tool null");
+	unload_module(BBCOUNT);
+	unload_module("jifl_edges");
+}
+
+TEST_F(tools, bbcount_counts_every_getpid)
+{
+	char pid[32], nr[32];
+	long long got;
+	int i;
+
+	ASSERT_EQ(0, load_module(BBCOUNT));
+	ASSERT_EQ(0, jifl_control("tool bbcount"));
+	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
+	ASSERT_EQ(0, jifl_control(pid));
+	snprintf(nr, sizeof(nr), "syscalls %d", SYS_getpid);
+	ASSERT_EQ(0, jifl_control(nr));
+	ASSERT_EQ(0, jifl_control("enable"));
+	syscall(SYS_getpid);		/* translated now: count from here */
+	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
+	for (i = 0; i < 1000; i++)
+		syscall(SYS_getpid);
+	ASSERT_EQ(0, jifl_control("disable"));
+	got = syscall_count("getpid");
+	TH_LOG("getpid's first block ran %lld times for 1000 calls", got);
+	if (got != 1000)
+		TH_LOG("/proc/jifl/tool:\n%.2000s", out);
+	EXPECT_EQ(1000, got);
+	EXPECT_EQ(-EINVAL, proc_write("/proc/jifl/tool", "no such command"));
+}
+
+/*
+ * edges: on each side of every conditional branch, a count; together
+ * they make the executions of the branch's block. The system calls
+ * read only memory already touched, so that no fault leaves a block
+ * half-way (a fault in translated code finishes the call natively).
+ */
+TEST_F(tools, edges_taken_plus_not_taken_is_executions)
+{
+	static char buf[4096];
+	char cmd[64], *line;
+	unsigned long long run, taken, not_taken, branches = 0, both = 0, bad = 0;
+	int fd, i;
+
+	memset(buf, 1, sizeof(buf));
+	fd = open("/dev/zero", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, load_module("jifl_edges"));
+	ASSERT_EQ(0, jifl_control("tool edges"));
+	snprintf(cmd, sizeof(cmd), "pid %d", (int)getpid());
+	ASSERT_EQ(0, jifl_control(cmd));
+	snprintf(cmd, sizeof(cmd), "syscalls %d,%d,%d", SYS_read, SYS_getpid, SYS_getppid);
+	ASSERT_EQ(0, jifl_control(cmd));
+	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(sizeof(buf), read(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
+	for (i = 0; i < 1000; i++) {
+		syscall(SYS_getpid);
+		syscall(SYS_getppid);
+		if (read(fd, buf, 1 + i % sizeof(buf)) < 0)
+			break;
+	}
+	ASSERT_EQ(0, jifl_control("disable"));
+	close(fd);
+	file_read("/proc/jifl/tool", out, sizeof(out));
+	ASSERT_EQ(0, strncmp(out, "# executions taken not_taken", 28));
+	for (line = strchr(out, '\n'); line; line = strchr(line + 1, '\n')) {
+		if (sscanf(line + 1, "%llu %llu %llu", &run, &taken, &not_taken) != 3)
+			continue;
+		branches++;
+		both += taken && not_taken;
+		if (taken + not_taken != run) {
+			if (++bad <= 3)
+				TH_LOG("%.*s", (int)strcspn(line + 1, "\n"), line + 1);
+		}
+	}
+	TH_LOG("%llu branches ran, %llu of them both ways, %llu with taken + not taken != executions",
+	       branches, both, bad);
+	EXPECT_LE(20, branches);
+	EXPECT_LE(1, both);
+	EXPECT_EQ(0, bad);
+	ASSERT_EQ(0, jifl_control("tool null"));
+	EXPECT_EQ(0, unload_module("jifl_edges"));
+}
+
+/* System calls in a loop, on CPU @cpu, until killed. */
+static pid_t load(int cpu)
+{
+	pid_t pid = fork();
+	cpu_set_t set;
+	char buf[64];
+	struct stat st;
+	int fd;
+
+	if (pid)
+		return pid;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	for (;;) {
+		fd = open("/proc/self/stat", O_RDONLY);
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf)) < 0)
+				_exit(1);
+			close(fd);
+		}
+		stat("/", &st);
+		getppid();
+	}
+}
+
+TEST_F_TIMEOUT(tools, unload_under_load_100_times, 1500)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t workers[8];
+	long long counted = 0;
+	int i, round, failed = 0;
+
+	ASSERT_EQ(0, jifl_control("syscalls all"));
+	ASSERT_EQ(0, jifl_control("pid 0"));
+	ASSERT_EQ(0, jifl_control("enable"));
+	for (i = 0; i < n && i < 8; i++)
+		workers[i] = load(i);
+	for (round = 0; round < ROUNDS && !failed; round++) {
+		long long c;
+
+		failed = load_module(BBCOUNT) || jifl_control("tool bbcount");
+		if (failed) {
+			TH_LOG("round %d: load or select failed: %s", round, strerror(errno));
+			break;
+		}
+		usleep(20000);
+		c = syscall_count("getppid");
+		counted += c > 0;
+		failed = unload_module(BBCOUNT) != 0;
+		if (failed)
+			TH_LOG("round %d: unload failed", round);
+		/* gone: selecting it fails */
+		if (!failed && jifl_control("tool bbcount") != -EINVAL) {
+			TH_LOG("round %d: bbcount still selectable", round);
+			failed = 1;
+		}
+	}
+	for (i = 0; i < n && i < 8; i++) {
+		kill(workers[i], SIGKILL);
+		waitpid(workers[i], NULL, 0);
+	}
+	ASSERT_EQ(0, jifl_control("disable"));
+	TH_LOG("%d rounds on %ld CPUs; getppid counted in %lld", round, n, counted);
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ(ROUNDS, round);
+	EXPECT_LE(ROUNDS * 9 / 10, counted);
+}
+
+TEST_HARNESS_MAIN
