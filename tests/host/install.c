@@ -239,6 +239,10 @@ static const struct {
 	{ "jiflctl stats --", "--json", "--syscalls" },
 	{ "jiflctl run --quiet -- ech", "echo", NULL },
 	{ "jiflctl tool ''", "null", NULL },
+	{ "jiflctl tool b", "bbcount", NULL },
+	{ "jiflctl ''", "bbcount", NULL },
+	{ "jiflctl bbcount --", "--top", "--json" },
+	{ "jiflctl bbcount --r", "--reset", NULL },
 };
 
 TEST_F(install, completion)

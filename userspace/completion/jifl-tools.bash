@@ -117,25 +117,27 @@ _jiflctl()
 	_init_completion -s || return
 
 	if ((cword == 1)); then
-		COMPREPLY=($(compgen -W 'status enable disable flush tool stats run
-			--help --version' -- "$cur"))
+		COMPREPLY=($(compgen -W 'status enable disable flush tool stats bbcount
+			run --help --version' -- "$cur"))
 		return
 	fi
 	case $prev in
 	-s | --syscalls) COMPREPLY=($(compgen -W 'all none' -- "$cur")); return ;;
 	-p | --pid) _pids; return ;;
+	-t | --top) return ;;
 	esac
 	$split && return
 	case ${words[1]} in
 	enable) opts='--syscalls --pid' ;;
 	stats) opts='--json' ;;
+	bbcount) opts='--top --reset' ;;
 	run)
 		_jifl_command 2 '-s|--syscalls' && return
 		opts='--syscalls --quiet'
 		;;
 	tool)
-		# null is the one tool every JIFL kernel has.
-		((cword == 2)) && COMPREPLY=($(compgen -W 'null' -- "$cur"))
+		# null is the one tool every JIFL kernel has; bbcount a module's.
+		((cword == 2)) && COMPREPLY=($(compgen -W 'null bbcount' -- "$cur"))
 		return
 		;;
 	esac

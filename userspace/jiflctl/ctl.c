@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "bbcount.h"
 #include "ctl.h"
 #include "errcode.h"
 #include "jiflproc.h"
 #include "report.h"
+
+#define NOT_BBCOUNT	"the active tool is not bbcount (" PROG " tool bbcount)"
 
 void ctl_error(const char *what, int err)
 {
@@ -26,17 +31,28 @@ void ctl_error(const char *what, int err)
 	fprintf(stderr, PROG ": %s: %s%s\n", what, strerror(errno), hint);
 }
 
+void ctl_file_error(const char *name, int err)
+{
+	char path[PATH_MAX];
+	int saved = errno;
+
+	/* a path too long for PATH_MAX is shown cut */
+	jifl_proc_path(name, path, sizeof(path));
+	errno = saved;
+	ctl_error(path, err);
+}
+
 int ctl_read(struct jifl_proc_control *c, struct jifl_proc_stats *s)
 {
 	int err = jifl_proc_read_control(c);
 
 	if (err) {
-		ctl_error(JIFL_PROC_CONTROL, err);
+		ctl_file_error(JIFL_PROC_CONTROL, err);
 		return err;
 	}
 	err = jifl_proc_read_stats(s);
 	if (err)
-		ctl_error(JIFL_PROC_STATS, err);
+		ctl_file_error(JIFL_PROC_STATS, err);
 	return err;
 }
 
@@ -57,7 +73,7 @@ int ctl_stats(const struct ctl_opts *o)
 	int err = jifl_proc_read_stats(&s);
 
 	if (err) {
-		ctl_error(JIFL_PROC_STATS, err);
+		ctl_file_error(JIFL_PROC_STATS, err);
 		return 1;
 	}
 	report_stats(stdout, &s, o->json);
@@ -145,5 +161,63 @@ int ctl_flush(const struct ctl_opts *o __attribute__((unused)))
 
 	if (err)
 		ctl_error("flush", err);
+	return err ? 1 : 0;
+}
+
+static int bbcount_reset(void)
+{
+	int err = jifl_proc_tool_command("reset");
+
+	if (err == -jifl_err_io && errno == EINVAL)
+		fprintf(stderr, PROG ": bbcount: " NOT_BBCOUNT "\n");
+	else if (err)
+		ctl_file_error(JIFL_PROC_TOOL, err);
+	return err ? 1 : 0;
+}
+
+/* Say what is wrong with the listing @bc was parsed from. */
+static void bbcount_error(const struct jifl_bbcount *bc, int err)
+{
+	char path[PATH_MAX];
+
+	/* it was read: the path fits */
+	jifl_proc_path(JIFL_PROC_TOOL, path, sizeof(path));
+	if (err != -jifl_err_format)
+		fprintf(stderr, PROG ": %s: %s\n", path, jifl_strerror(err));
+	else if (!bc->bad_line)
+		fprintf(stderr, PROG ": %s: line %zu: the listing ends before its '# blocks' line\n",
+			path, bc->bad_nr);
+	else
+		fprintf(stderr, PROG ": %s: line %zu: not a bbcount line: '%.80s'\n", path,
+			bc->bad_nr, bc->bad_line);
+}
+
+int ctl_bbcount(const struct ctl_opts *o)
+{
+	struct jifl_bbcount bc = { 0 };
+	char *text;
+	int err;
+
+	if (o->reset)
+		return bbcount_reset();
+	err = jifl_proc_read(JIFL_PROC_TOOL, &text);
+	if (err) {
+		ctl_file_error(JIFL_PROC_TOOL, err);
+		return 1;
+	}
+	if (!jifl_bbcount_is(text)) {
+		fprintf(stderr, PROG ": bbcount: " NOT_BBCOUNT "\n");
+		free(text);
+		return 1;
+	}
+	err = jifl_bbcount_parse(&bc, text);
+	if (err) {
+		bbcount_error(&bc, err);
+	} else {
+		jifl_bbcount_sort(&bc);
+		report_bbcount(stdout, &bc, o->top);
+	}
+	jifl_bbcount_free(&bc);
+	free(text);
 	return err ? 1 : 0;
 }

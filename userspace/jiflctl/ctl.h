@@ -15,11 +15,16 @@ struct ctl_opts {
 	pid_t pid;		/* 0: every process */
 	int json;
 	int quiet;
+	int reset;
+	unsigned int top;	/* bbcount: rows at most; 0: all */
 	char *const *argv;	/* run: the command; tool: the name */
 };
 
 /* Print "jiflctl: @what: reason" for library error @err (a hint for ENOENT, EPERM). */
 void ctl_error(const char *what, int err);
+
+/* The same for file @name of /proc/jifl, named by its path. */
+void ctl_file_error(const char *name, int err);
 
 /* Read both files, printing what failed. Returns 0 or the library's error. */
 int ctl_read(struct jifl_proc_control *c, struct jifl_proc_stats *s);
@@ -37,6 +42,7 @@ int ctl_enable(const struct ctl_opts *o);
 int ctl_disable(const struct ctl_opts *o);
 int ctl_flush(const struct ctl_opts *o);
 int ctl_tool(const struct ctl_opts *o);
+int ctl_bbcount(const struct ctl_opts *o);
 
 /* Run o->argv with JIFL enabled for it alone (run.c). */
 int ctl_run(const struct ctl_opts *o);

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * jiflctl: drive the JIFL code cache (/proc/jifl): turn it on for some
- * system calls and processes, off, flush it, show its counters, or run
- * one command with it.
+ * system calls and processes, off, flush it, show its counters or the
+ * bbcount tool's, or run one command with it.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl.h"
 #include "errcode.h"
+#include "number.h"
 #include "version.h"
 
 static void usage(FILE *f)
@@ -23,18 +26,22 @@ static void usage(FILE *f)
 		"       " PROG " flush\n"
 		"       " PROG " tool NAME\n"
 		"       " PROG " stats [--json]\n"
+		"       " PROG " bbcount [--top N] [--reset]\n"
 		"       " PROG " run [--syscalls SET] [--quiet] -- COMMAND [ARGS...]\n"
 		"\n"
 		"status: settings and counters; enable: run system calls from the\n"
 		"code cache; flush: drop the translations; tool: instrument every\n"
-		"block with the kernel's tool NAME (null: none); run: COMMAND alone\n"
-		"with JIFL, then its counters on stderr, and exit as COMMAND did.\n"
+		"block with the kernel's tool NAME (null: none); bbcount: the blocks\n"
+		"that tool bbcount counted, most run first; run: COMMAND alone with\n"
+		"JIFL, then its counters on stderr, and exit as COMMAND did.\n"
 		"\n"
 		"  -s, --syscalls SET  all (default), none, or names, numbers and\n"
 		"                      ranges: read,write,39,100-110\n"
 		"  -p, --pid PID       only this process (default 0: all)\n"
 		"  -j, --json          stats as one JSON object\n"
 		"  -q, --quiet         run: no counters\n"
+		"  -t, --top N         bbcount: the N most run blocks (default 20; 0: all)\n"
+		"  -r, --reset         bbcount: set the counts to 0 instead\n"
 		"  -h, --help          this text\n"
 		"      --version       the version\n");
 }
@@ -78,6 +85,19 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+static int parse_top(const char *s, unsigned int *top)
+{
+	uint64_t v;
+	char *end;
+
+	if (jifl_number_parse(s, 10, UINT_MAX, &end, &v) || *end) {
+		fprintf(stderr, PROG ": --top: not a number of rows: '%s'\n", s);
+		return -1;
+	}
+	*top = v;
+	return 0;
+}
+
 static const char *long_name(const struct option *opts, int c)
 {
 	for (; opts->name; opts++)
@@ -97,6 +117,7 @@ static const struct command {
 	{ "flush", "", ctl_flush },
 	{ "tool", "", ctl_tool },
 	{ "stats", "j", ctl_stats },
+	{ "bbcount", "tr", ctl_bbcount },
 	{ "run", "sq", ctl_run },
 };
 
@@ -108,14 +129,17 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		{ "pid", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "top", required_argument, NULL, 't' },
+		{ "reset", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int run = cmd->fn == ctl_run, tool = cmd->fn == ctl_tool, c;
+	int run = cmd->fn == ctl_run, tool = cmd->fn == ctl_tool, top = 0, c;
 
 	jifl_sysset_parse(&o->syscalls, "all", NULL);
+	o->top = 20;
 	/* '+': the options after COMMAND are its own; ':': we say what is wrong */
-	while ((c = getopt_long(argc, argv, "+:s:p:jqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:s:p:jqt:rh", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			exit(0);
@@ -134,10 +158,17 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 			return -1;
 		}
 		if ((c == 's' && parse_syscalls(optarg, &o->syscalls)) ||
-		    (c == 'p' && parse_pid(optarg, &o->pid)))
+		    (c == 'p' && parse_pid(optarg, &o->pid)) ||
+		    (c == 't' && parse_top(optarg, &o->top)))
 			return -1;
 		o->json |= c == 'j';
 		o->quiet |= c == 'q';
+		o->reset |= c == 'r';
+		top |= c == 't';
+	}
+	if (o->reset && top) {
+		fprintf(stderr, PROG ": bbcount: --reset and --top do not go together\n");
+		return -1;
 	}
 	if (tool && argc - optind != 1) {
 		fprintf(stderr, PROG ": tool: needs one tool name (null, or one the kernel has)\n");

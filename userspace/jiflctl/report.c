@@ -125,3 +125,35 @@ void report_delta(FILE *f, const struct jifl_proc_stats *before,
 		line(f, key, is_level(key) || old < 0 ? v : v - old);
 	}
 }
+
+/* %pS's "func+0xoff/0xsize [module]" without the size, as perf shows it. */
+static void symbol(FILE *f, const char *s)
+{
+	const char *module = strstr(s, " [");
+	size_t len = module ? (size_t)(module - s) : strlen(s);
+	const char *slash = memrchr(s, '/', len);
+
+	if (slash)
+		len = slash - s;
+	fprintf(f, "%.*s", (int)len, s);
+	if (module)
+		fprintf(f, "  %s", module + 1);
+	fputc('\n', f);
+}
+
+void report_bbcount(FILE *f, const struct jifl_bbcount *bc, unsigned int top)
+{
+	size_t i, n = top && top < bc->n ? top : bc->n;
+	const struct jifl_bbcount_block *b;
+
+	fprintf(f, "    count  share  symbol\n");
+	for (i = 0; i < n; i++) {
+		b = &bc->block[i];
+		fprintf(f, "%9llu %5.1f%%  ", (unsigned long long)b->count,
+			bc->total ? 100.0 * b->count / bc->total : 0.0);
+		symbol(f, b->symbol);
+	}
+	fprintf(f, "# %llu blocks, %llu executions; not counted: %llu (max_blocks %llu)\n",
+		(unsigned long long)bc->blocks, (unsigned long long)bc->total,
+		(unsigned long long)bc->not_counted, (unsigned long long)bc->max_blocks);
+}

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "bbcount.h"
 #include "jiflproc.h"
 
 void report_status(FILE *f, const struct jifl_proc_control *c,
@@ -16,5 +17,12 @@ void report_stats(FILE *f, const struct jifl_proc_stats *s, int json);
 /* What changed from @before to @after; cache_* (levels) as they are now. */
 void report_delta(FILE *f, const struct jifl_proc_stats *before,
 		  const struct jifl_proc_stats *after);
+
+/*
+ * The @top (0: all) most run blocks of sorted @bc, as perf report lists
+ * symbols: count, share of all counts, "func+0xoff  [module]"; then the
+ * totals.
+ */
+void report_bbcount(FILE *f, const struct jifl_bbcount *bc, unsigned int top);
 
 #endif /* JIFLCTL_REPORT_H */

@@ -89,7 +89,7 @@ int ctl_run(const struct ctl_opts *o)
 	if (!o->quiet) {
 		err = jifl_proc_read_stats(&after);
 		if (err) {
-			ctl_error(JIFL_PROC_STATS, err);
+			ctl_file_error(JIFL_PROC_STATS, err);
 			return 1;
 		}
 		fprintf(stderr, PROG ": %s (pid %d) %s %d; JIFL counters of the run:\n",

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,30 +12,70 @@
 #include "errcode.h"
 #include "jiflproc.h"
 
-/* Each proc file is a few hundred bytes, read in one go. */
-static int slurp(const char *path, char *buf, size_t size)
+int jifl_proc_path(const char *name, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t len = 0;
-	ssize_t n;
-	int saved;
+	const char *dir = secure_getenv("JIFL_PROC_DIR");
 
-	if (fd < 0)
+	if (!dir || !*dir)
+		dir = "/proc/jifl";
+	if (snprintf(buf, size, "%s/%s", dir, name) >= (int)size) {
+		errno = ENAMETOOLONG;
 		return -jifl_err_io;
+	}
+	return 0;
+}
+
+/* File @name opened with @flags, or -1 with errno set. */
+static int open_file(const char *name, int flags)
+{
+	char path[PATH_MAX];
+
+	if (jifl_proc_path(name, path, sizeof(path)))
+		return -1;
+	return open(path, flags | O_CLOEXEC);
+}
+
+/* To the end: seq_file hands a long listing out one read at a time. */
+static int read_all(int fd, char **text)
+{
+	size_t size = 0, len = 0;
+	char *buf = NULL, *bigger;
+	ssize_t n;
+
 	do {
+		if (len + 1 >= size) {
+			size = size ? 2 * size : 4096;
+			bigger = realloc(buf, size);
+			if (!bigger) {
+				free(buf);
+				return -jifl_err_nomem;
+			}
+			buf = bigger;
+		}
 		n = read(fd, buf + len, size - 1 - len);
 		if (n > 0)
 			len += n;
-	} while ((n > 0 && len < size - 1) || (n < 0 && errno == EINTR));
+	} while (n > 0 || (n < 0 && errno == EINTR));
+	if (n < 0) {
+		free(buf);
+		return -jifl_err_io;
+	}
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+int jifl_proc_read(const char *name, char **text)
+{
+	int fd = open_file(name, O_RDONLY), err, saved;
+
+	if (fd < 0)
+		return -jifl_err_io;
+	err = read_all(fd, text);
 	saved = errno;
 	close(fd);
 	errno = saved;
-	if (n < 0)
-		return -jifl_err_io;
-	if (len == size - 1)
-		return -jifl_err_format;
-	buf[len] = '\0';
-	return 0;
+	return err;
 }
 
 /*
@@ -70,15 +111,12 @@ static int parse_num(const char *s, unsigned long long *v)
 	return errno || *end ? -jifl_err_format : 0;
 }
 
-int jifl_proc_read_control(struct jifl_proc_control *c)
+static int parse_control(struct jifl_proc_control *c, char *pos)
 {
-	char buf[4096], *pos = buf, *key, *value;
+	char *key, *value;
 	unsigned long long v;
 	int err, seen = 0;
 
-	err = slurp(JIFL_PROC_CONTROL, buf, sizeof(buf));
-	if (err)
-		return err;
 	memset(c, 0, sizeof(*c));
 	while ((err = next_line(&pos, &key, &value)) > 0) {
 		if (!strcmp(key, "syscalls")) {
@@ -106,14 +144,22 @@ int jifl_proc_read_control(struct jifl_proc_control *c)
 	return err < 0 || seen != 7 ? -jifl_err_format : 0;
 }
 
-int jifl_proc_read_stats(struct jifl_proc_stats *s)
+int jifl_proc_read_control(struct jifl_proc_control *c)
 {
-	char buf[4096], *pos = buf, *key, *value;
+	char *text = NULL;
+	int err = jifl_proc_read(JIFL_PROC_CONTROL, &text);
+
+	if (!err)
+		err = parse_control(c, text);
+	free(text);
+	return err;
+}
+
+static int parse_stats(struct jifl_proc_stats *s, char *pos)
+{
+	char *key, *value;
 	int err;
 
-	err = slurp(JIFL_PROC_STATS, buf, sizeof(buf));
-	if (err)
-		return err;
 	s->n = 0;
 	while ((err = next_line(&pos, &key, &value)) > 0) {
 		/* names are identifiers: JSON and printf need no escaping */
@@ -127,6 +173,17 @@ int jifl_proc_read_stats(struct jifl_proc_stats *s)
 	return err;
 }
 
+int jifl_proc_read_stats(struct jifl_proc_stats *s)
+{
+	char *text = NULL;
+	int err = jifl_proc_read(JIFL_PROC_STATS, &text);
+
+	if (!err)
+		err = parse_stats(s, text);
+	free(text);
+	return err;
+}
+
 long long jifl_proc_stat(const struct jifl_proc_stats *s, const char *key)
 {
 	int i;
@@ -137,24 +194,29 @@ long long jifl_proc_stat(const struct jifl_proc_stats *s, const char *key)
 	return -1;
 }
 
-int jifl_proc_command(const char *cmd)
+/* Write @cmd to file @name in one write(), as the kernel takes commands. */
+static int write_file(const char *name, const char *cmd)
 {
-	size_t len = strlen(cmd);
 	ssize_t n;
 	int fd, saved;
 
-	if (len > JIFL_PROC_CMD_MAX) {
-		errno = E2BIG;
-		return -jifl_err_io;
-	}
-	fd = open(JIFL_PROC_CONTROL, O_WRONLY | O_CLOEXEC);
+	fd = open_file(name, O_WRONLY);
 	if (fd < 0)
 		return -jifl_err_io;
-	n = write(fd, cmd, len);
+	n = write(fd, cmd, strlen(cmd));
 	saved = errno;
 	close(fd);
 	errno = saved;
 	return n < 0 ? -jifl_err_io : 0;
+}
+
+int jifl_proc_command(const char *cmd)
+{
+	if (strlen(cmd) > JIFL_PROC_CMD_MAX) {
+		errno = E2BIG;
+		return -jifl_err_io;
+	}
+	return write_file(JIFL_PROC_CONTROL, cmd);
 }
 
 int jifl_proc_enable(int on)
@@ -196,4 +258,9 @@ int jifl_proc_set_tool(const char *name)
 		return -jifl_err_io;
 	}
 	return jifl_proc_command(cmd);
+}
+
+int jifl_proc_tool_command(const char *cmd)
+{
+	return write_file(JIFL_PROC_TOOL, cmd);
 }

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The JIFL code cache as user space sees it: /proc/jifl/control (its
- * settings; commands written by root) and /proc/jifl/stats (counters).
+ * settings; commands written by root), /proc/jifl/stats (counters) and
+ * /proc/jifl/tool (the active tool's output and commands, root only).
  * Errors are -jifl_err_io with errno set: ENOENT when the kernel has no
  * CONFIG_JIFL, EPERM for a command without CAP_SYS_ADMIN, and the
  * kernel's answer to a bad command (EINVAL, ERANGE).
+ *
+ * The directory is $JIFL_PROC_DIR where that is set (tests give files
+ * of their own; set-user-ID programs ignore it), else /proc/jifl.
  */
 #ifndef JIFL_JIFLPROC_H
 #define JIFL_JIFLPROC_H
@@ -13,8 +17,10 @@
 
 #include "sysset.h"
 
-#define JIFL_PROC_CONTROL	"/proc/jifl/control"
-#define JIFL_PROC_STATS		"/proc/jifl/stats"
+/* The files, by name in the directory. */
+#define JIFL_PROC_CONTROL	"control"
+#define JIFL_PROC_STATS		"stats"
+#define JIFL_PROC_TOOL		"tool"
 
 /* Longest command the kernel takes, its end of line not counted. */
 #define JIFL_PROC_CMD_MAX	255
@@ -36,6 +42,18 @@ struct jifl_proc_stats {
 		unsigned long long value;
 	} item[JIFL_PROC_STATS_MAX];	/* in the kernel's order */
 };
+
+/*
+ * The path of file @name ("control") in @buf of @size bytes, for messages.
+ * Returns 0, or -jifl_err_io (ENAMETOOLONG) when it does not fit.
+ */
+int jifl_proc_path(const char *name, char *buf, size_t size);
+
+/*
+ * Read file @name whole into *@text, NUL-terminated, of any length (the
+ * caller frees it). Returns 0, -jifl_err_io or -jifl_err_nomem.
+ */
+int jifl_proc_read(const char *name, char **text);
 
 /*
  * Read the settings. Returns 0, -jifl_err_io, or -jifl_err_format when
@@ -67,5 +85,11 @@ int jifl_proc_flush(void);
 
 /* Instrument every block with the kernel's tool @name (flushes). */
 int jifl_proc_set_tool(const char *name);
+
+/*
+ * Write command @cmd ("reset") to the active tool. Returns 0 or
+ * -jifl_err_io (EINVAL: the tool takes no such command).
+ */
+int jifl_proc_tool_command(const char *cmd);
 
 #endif /* JIFL_JIFLPROC_H */
