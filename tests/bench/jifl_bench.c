@@ -2,10 +2,12 @@
 /*
  * JIFL cost in the guest, side by side in one run: system-call
  * microbenchmarks with every system call native, then from the code
- * cache (null tool), and a macro workload (a shell pipeline). Prints
+ * cache with the null tool and with the bbcount and edges tools (every
+ * block instrumented), and a macro workload (a shell pipeline). Prints
  * TSC ticks per call and ratios (QEMU TCG numbers).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +38,24 @@ static int control(const char *cmd)
 static double now(void)
 {
 	return __builtin_ia32_rdtsc();
+}
+
+/* Load the JIFL tool module @name (no error if already loaded). */
+static int load_tool(const char *name)
+{
+	char path[256];
+	struct utsname u;
+	int fd, ret;
+
+	uname(&u);
+	snprintf(path, sizeof(path), "/lib/modules/%s/kernel/arch/x86/jifl/tools/jifl_%s.ko",
+		 u.release, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	return ret && errno != EEXIST ? -1 : 0;
 }
 
 static int pipefd[2];
@@ -88,6 +109,11 @@ static double run(const struct bench *b)
 
 #define ROUNDS	5
 
+/* The tools each JIFL column runs with. */
+static const char *const tools[] = { "null", "bbcount", "edges" };
+#define NR_TOOLS	(sizeof(tools) / sizeof(tools[0]))
+#define NR_BENCHES	(sizeof(benches) / sizeof(benches[0]))
+
 /*
  * With --icount the guest runs under QEMU's -icount shift=0, where the
  * TSC advances by one per executed instruction: the ticks are
@@ -96,8 +122,8 @@ static double run(const struct bench *b)
 int main(int argc, char **argv)
 {
 	int icount = argc > 1 && !strcmp(argv[1], "--icount");
-	size_t i, n = sizeof(benches) / sizeof(benches[0]);
-	double native[8], jifl[8], t;
+	double native[NR_BENCHES], jifl[NR_TOOLS][NR_BENCHES], t;
+	size_t i, k;
 	int round;
 
 	if (pipe(pipefd))
@@ -106,32 +132,58 @@ int main(int argc, char **argv)
 		perror("/proc/jifl/control");
 		return 1;
 	}
-	/*
-	 * Native and JIFL rounds alternate, so that both see the same
-	 * machine; the first round of each warms up (QEMU translates the
-	 * kernel's code, JIFL fills its cache) and is not counted.
-	 */
-	for (i = 0; i < n; i++)
-		native[i] = jifl[i] = 1e300;
-	for (round = 0; round <= ROUNDS; round++) {
-		for (i = 0; i < n; i++) {
-			control("disable");
-			t = run(&benches[i]);
-			if (round && t < native[i])
-				native[i] = t;
-			control("enable");
-			t = run(&benches[i]);
-			if (round && t < jifl[i])
-				jifl[i] = t;
-		}
+	for (i = 0; i < NR_BENCHES; i++) {
+		native[i] = 1e300;
+		for (k = 0; k < NR_TOOLS; k++)
+			jifl[k][i] = 1e300;
 	}
-	control("disable");
+	/*
+	 * For each tool, native and JIFL rounds alternate, so that both
+	 * see the same machine; the first round of each warms up (QEMU
+	 * translates the kernel's code, JIFL fills its cache) and is not
+	 * counted. A tool that cannot be loaded leaves its column empty.
+	 */
+	for (k = 0; k < NR_TOOLS; k++) {
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "tool %s", tools[k]);
+		if ((k && load_tool(tools[k])) || control(cmd)) {
+			fprintf(stderr, "jifl-bench: no tool %s\n", tools[k]);
+			continue;
+		}
+		for (round = 0; round <= ROUNDS; round++) {
+			for (i = 0; i < NR_BENCHES; i++) {
+				control("disable");
+				t = run(&benches[i]);
+				if (round && t < native[i])
+					native[i] = t;
+				control("enable");
+				t = run(&benches[i]);
+				if (round && t < jifl[k][i])
+					jifl[k][i] = t;
+			}
+		}
+		control("disable");
+		/* progress, and output for the guest runner's silence check */
+		fprintf(stderr, "jifl-bench: tool %s measured\n", tools[k]);
+	}
+	control("tool null");
 	printf("jifl-bench: best of %d alternating rounds, %s\n", ROUNDS,
 	       icount ? "instructions per call (QEMU -icount shift=0, one vCPU)" :
 			"TSC ticks per call (QEMU TCG, not hardware)");
-	printf("  %-22s %12s %12s %8s\n", "benchmark", "native", "jifl-null", "ratio");
-	for (i = 0; i < n; i++)
-		printf("  %-22s %12.0f %12.0f %8.2f\n", benches[i].name,
-		       native[i], jifl[i], jifl[i] / native[i]);
+	printf("  %-22s %12s", "benchmark", "native");
+	for (k = 0; k < NR_TOOLS; k++)
+		printf(" %12s %6s", tools[k], "ratio");
+	printf("\n");
+	for (i = 0; i < NR_BENCHES; i++) {
+		printf("  %-22s %12.0f", benches[i].name, native[i]);
+		for (k = 0; k < NR_TOOLS; k++) {
+			if (jifl[k][i] == 1e300)
+				printf(" %12s %6s", "-", "-");
+			else
+				printf(" %12.0f %6.2f", jifl[k][i], jifl[k][i] / native[i]);
+		}
+		printf("\n");
+	}
 	return 0;
 }
