@@ -22,7 +22,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san tests initramfs \
-	check check-debug series-check demo bench guest-shell install uninstall deb clean distclean
+	check check-debug series-check debian-check demo bench guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
 
@@ -32,6 +32,7 @@ help:
 	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
 	@echo "make check-debug guest tests on a KASAN + lockdep kernel (slow)"
 	@echo "make series-check build the test kernel at every patch of patches/series, checkpatch --strict each"
+	@echo "make debian-check compile what the series touches with Debian's own amd64 config"
 	@echo "make setup       install the Debian packages the project needs"
 	@echo "make prepare     build/linux: Debian linux-source-6.1 + patches/series (git am)"
 	@echo "make kernel      build the test kernel (KCONFIG=path for your own .config)"
@@ -110,6 +111,9 @@ check-debug:
 
 series-check: prepare
 	@scripts/series-check.sh
+
+debian-check: prepare
+	@scripts/debian-check.sh
 
 demo:
 	@scripts/demo.sh

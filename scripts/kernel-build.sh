@@ -42,7 +42,8 @@ if [ -n "${KCONFIG:-}" ]; then
 	# certificates we do not have.
 	"$tree/scripts/config" --file "$kout/.config" \
 		--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
-		--disable MODULE_SIG_ALL --enable JIFL_SERIES --set-str LOCALVERSION -jifl
+		--disable MODULE_SIG_ALL --set-str LOCALVERSION -jifl \
+		--enable FLOWJIT --enable JIFL --module JIFL_BBCOUNT --module JIFL_EDGES
 	kmake olddefconfig
 	frags=()
 else

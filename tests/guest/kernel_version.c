@@ -52,9 +52,12 @@ TEST(proc_version_is_jifl)
 	EXPECT_NE(NULL, strstr(buf, "-jifl"));
 }
 
-TEST(config_has_series_menu)
+/* FlowJIT's option is mm's, behind the architecture's ARCH_HAS_FLOWJIT. */
+TEST(config_has_jifl_and_flowjit)
 {
-	EXPECT_EQ(1, config_has("CONFIG_JIFL_SERIES=y"));
+	EXPECT_EQ(1, config_has("CONFIG_ARCH_HAS_FLOWJIT=y"));
+	EXPECT_EQ(1, config_has("CONFIG_FLOWJIT=y"));
+	EXPECT_EQ(1, config_has("CONFIG_JIFL=y"));
 }
 
 /* The code generation a distro kernel has must be in the test kernel. */
