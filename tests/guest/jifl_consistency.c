@@ -27,7 +27,7 @@ FIXTURE_SETUP(consistency)
 
 FIXTURE_TEARDOWN(consistency)
 {
-	jifl_control("kprobe off");
+	jifl_test("kprobe", "off");
 	jifl_control("disable");
 	jifl_control("pid 0");
 }
@@ -55,21 +55,21 @@ TEST_F(consistency, kprobe_registered_later_fires_in_translated_code)
 	/* each entered the cache and came back to the dispatcher */
 	EXPECT_LE(entries + 2000, jifl_stat("entries"));
 	EXPECT_EQ(jifl_stat("entries") - entries, jifl_stat("exits") - exits);
-	hits = jifl_stat("test_kprobe_hits");
+	hits = jifl_test_kprobe_hits();
 	ASSERT_LE(0, hits) TH_LOG("kernel without CONFIG_JIFL_TEST and CONFIG_KPROBES");
 	inval = jifl_stat("invalidations");
-	ASSERT_EQ(0, jifl_control("kprobe on"));
+	ASSERT_EQ(0, jifl_test("kprobe", "on"));
 	EXPECT_LT(inval, jifl_stat("invalidations"));
 	ASSERT_EQ(0, getpids(1000));
 	TH_LOG("kprobe hits for 1000 getpid from the cache: %lld",
-	       jifl_stat("test_kprobe_hits") - hits);
-	EXPECT_LE(hits + 1000, jifl_stat("test_kprobe_hits"));
+	       jifl_test_kprobe_hits() - hits);
+	EXPECT_LE(hits + 1000, jifl_test_kprobe_hits());
 	/* and it is gone once unregistered */
-	ASSERT_EQ(0, jifl_control("kprobe off"));
-	hits = jifl_stat("test_kprobe_hits");
+	ASSERT_EQ(0, jifl_test("kprobe", "off"));
+	hits = jifl_test_kprobe_hits();
 	ASSERT_EQ(0, getpids(1000));
-	EXPECT_EQ(hits, jifl_stat("test_kprobe_hits"));
-	EXPECT_EQ(-EINVAL, jifl_control("kprobe maybe"));
+	EXPECT_EQ(hits, jifl_test_kprobe_hits());
+	EXPECT_EQ(-EINVAL, jifl_test("kprobe", "maybe"));
 }
 
 TEST_F(consistency, exit_stubs_linked_and_returns_predicted_later)

@@ -70,7 +70,7 @@ static void *prober(void *arg)
 	long n = 0;
 
 	while (!stop) {
-		if (jifl_control("kprobe on") || jifl_control("kprobe off"))
+		if (jifl_test("kprobe", "on") || jifl_test("kprobe", "off"))
 			return (void *)-1L;
 		if (++n % 8 == 0 && jifl_control("flush"))
 			return (void *)-1L;
@@ -88,7 +88,7 @@ FIXTURE_SETUP(text)
 
 FIXTURE_TEARDOWN(text)
 {
-	jifl_control("kprobe off");
+	jifl_test("kprobe", "off");
 	jifl_control("disable");
 }
 
@@ -99,7 +99,7 @@ TEST_F_TIMEOUT(text, pokes_while_translating_and_flushing, 300)
 	pthread_t t[16], p, s;
 	void *r, *probes, *stamps;
 
-	if (jifl_control("kprobe off"))
+	if (jifl_test("kprobe", "off"))
 		SKIP(return, "no test kprobe (CONFIG_JIFL_TEST)");
 	pid = getpid();
 	if (ncpu > 16)

@@ -54,7 +54,7 @@ FIXTURE_TEARDOWN(unwind)
 	jifl_control("tool null");
 }
 
-#define REPORT	"jifl: test: control_write translated: "
+#define REPORT	"jifl: test: symbol_write translated: "
 
 TEST_F(unwind, kallsyms_names_translations_after_the_original)
 {
@@ -67,8 +67,8 @@ TEST_F(unwind, kallsyms_names_translations_after_the_original)
 	ASSERT_EQ(0, jifl_control("syscalls 1"));
 	ASSERT_EQ(0, jifl_control(pid));
 	ASSERT_EQ(0, jifl_control("enable"));
-	/* this write (system call 1) runs control_write() from the cache */
-	ASSERT_EQ(0, jifl_control("symbol"));
+	/* this write (system call 1) runs symbol_write() from the cache */
+	ASSERT_EQ(0, jifl_test("symbol", "1"));
 	ASSERT_EQ(0, jifl_control("disable"));
 	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
 	ASSERT_LT(0, n);
@@ -77,7 +77,7 @@ TEST_F(unwind, kallsyms_names_translations_after_the_original)
 	ASSERT_NE(NULL, line) TH_LOG("no report in the kernel log");
 	line += strlen(REPORT);
 	TH_LOG("%.*s", (int)strcspn(line, "\n"), line);
-	EXPECT_EQ(0, strncmp(line, "control_write+0x0/0x", 20));
+	EXPECT_EQ(0, strncmp(line, "symbol_write+0x0/0x", 19));
 	EXPECT_NE(NULL, strstr(line, " [jifl]"));
 	EXPECT_LT(strstr(line, " [jifl]"), strchr(line, '\n'));
 }

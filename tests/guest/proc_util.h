@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Files of the guest tests: write a command to a /proc control file,
- * read a file whole, read a JIFL counter.
+ * read a file whole, read a JIFL counter, use the test-only triggers.
  */
 #ifndef JIFL_PROC_UTIL_H
 #define JIFL_PROC_UTIL_H
@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,6 +41,27 @@ static inline void file_read(const char *path, char *buf, size_t size)
 static inline int jifl_control(const char *cmd)
 {
 	return proc_write("/proc/jifl/control", cmd);
+}
+
+/*
+ * CONFIG_JIFL_TEST's triggers in /sys/kernel/debug/jifl/: write @cmd to
+ * @name (warn, symbol, kprobe); 0 or -errno.
+ */
+static inline int jifl_test(const char *name, const char *cmd)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/jifl/%s", name);
+	return proc_write(path, cmd);
+}
+
+/* Hits of the test kprobe (/sys/kernel/debug/jifl/kprobe), or -1. */
+static inline long long jifl_test_kprobe_hits(void)
+{
+	char buf[32];
+
+	file_read("/sys/kernel/debug/jifl/kprobe", buf, sizeof(buf));
+	return buf[0] ? strtoll(buf, NULL, 10) : -1;
 }
 
 /* A counter of /proc/jifl/stats, or -1 if there is none of that name. */

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A WARN raised from code that runs in the JIFL code cache is reported
- * with the original function names (CONFIG_JIFL_TEST's "warn" command
- * is written while every system call, write() included, runs from the
- * cache). Boots the guest; the WARN makes that run's verdict fail, which
- * is expected here.
+ * with the original function names (CONFIG_JIFL_TEST's debugfs "warn"
+ * trigger is written while every system call, write() included, runs
+ * from the cache). Boots the guest; the WARN makes that run's verdict
+ * fail, which is expected here.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ TEST_F_TIMEOUT(guest, warn_in_cache_names_original_functions, 300)
 	ASSERT_EQ(0, cmd_run(out, sizeof(out),
 		"printf '%%s\\n' 'echo \"syscalls all\" > /proc/jifl/control'"
 		" 'echo enable > /proc/jifl/control'"
-		" 'echo warn > /proc/jifl/control'"
+		" 'echo 1 > /sys/kernel/debug/jifl/warn'"
 		" 'echo disable > /proc/jifl/control'"
 		" 'grep entries /proc/jifl/stats' > %s/cmd.sh", dir));
 	st = cmd_run(out, sizeof(out),
@@ -65,7 +65,7 @@ TEST_F_TIMEOUT(guest, warn_in_cache_names_original_functions, 300)
 	ASSERT_NE(NULL, end);
 	*end = '\0';
 	/* Reliable frames are original functions, never cache addresses. */
-	EXPECT_NE(NULL, strstr(trace, " control_write+"));
+	EXPECT_NE(NULL, strstr(trace, " warn_write+"));
 	EXPECT_NE(NULL, strstr(trace, " vfs_write+"));
 	EXPECT_NE(NULL, strstr(trace, " ksys_write+"));
 	EXPECT_NE(NULL, strstr(trace, " jifl_run_syscall+"));

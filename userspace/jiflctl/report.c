@@ -28,7 +28,6 @@ static const struct {
 	{ "cache_used", "code cache bytes in use" },
 	{ "cache_blocks", "blocks in the code cache" },
 	{ "tool_blocks", "blocks run, as counted by the count tool" },
-	{ "test_kprobe_hits", "hits of the test kprobe (CONFIG_JIFL_TEST)" },
 };
 
 static const char *what(const char *key)
