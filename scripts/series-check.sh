@@ -9,6 +9,8 @@
 #   scripts/series-check.sh            every patch
 #   FROM=12 scripts/series-check.sh    start building at patch 12 (the
 #                                      earlier ones are applied, not built)
+#   RESUME=1 FROM=12 ...               go on in the worktree a run left at
+#                                      patch 12 (git am --abort first)
 #
 # The tree is a git worktree of build/linux in build/series/linux, the
 # output build/series/kernel: the developer's tree and build are not
@@ -38,8 +40,16 @@ if [ ! -e "$tree/.git" ]; then
 	git -C "$main" worktree add -q --detach "$tree" jifl-base || die "worktree add failed"
 fi
 git -C "$tree" am --abort >/dev/null 2>&1
-git -C "$tree" checkout -q --detach jifl-base || die "checkout jifl-base failed"
-git -C "$tree" reset -q --hard jifl-base
+# RESUME=1 with FROM=N: the worktree already holds patches 1..N-1 (a
+# run stopped at patch N), so that the build stays incremental.
+resume=0
+if [ "${RESUME:-0}" = 1 ] && [ "$from" -gt 1 ] &&
+   [ "$(git -C "$tree" rev-list --count jifl-base..HEAD 2>/dev/null)" = $((from - 1)) ]; then
+	resume=1
+else
+	git -C "$tree" checkout -q --detach jifl-base || die "checkout jifl-base failed"
+	git -C "$tree" reset -q --hard jifl-base
+fi
 
 passed=0 failed=0
 start=$(date +%s)
@@ -48,6 +58,7 @@ for p in "${patches[@]}"; do
 	i=$((i + 1))
 	name=${p%.patch}
 	log=$work/$name.log
+	[ "$resume" = 1 ] && [ "$i" -lt "$from" ] && continue
 	if ! git -C "$tree" -c user.name=series-check -c user.email=jifl@localhost \
 		am -q --keep-cr "$pdir/$p" > "$log" 2>&1; then
 		echo "FAIL $name: does not apply"; sed 's/^/    /' "$log" | head -n 20

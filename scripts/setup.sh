@@ -7,6 +7,7 @@ set -euo pipefail
 PKGS=(
 	# kernel tree and build
 	linux-source-6.1 linux-config-6.1 build-essential bc flex bison
+	python3-git
 	libelf-dev libssl-dev cpio xz-utils rsync kmod git ccache python3 python3-ply
 	# guest
 	qemu-system-x86 busybox-static
