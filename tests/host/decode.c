@@ -775,9 +775,11 @@ TEST_F(decode, unfinished_perf_data)
 
 /*
  * jifl-swtrace killed (SIGKILL) while it records: what it had written
- * decodes, and is what ran.
+ * decodes, and is what ran. The recorder single-steps, so on a loaded
+ * machine its first MiB can take long: the test waits up to 2 minutes
+ * for it, within its own time limit (the harness's default is 30 s).
  */
-TEST_F(decode, killed_recorder)
+TEST_F_TIMEOUT(decode, killed_recorder, 240)
 {
 	char opts[64];
 	struct stat st;
