@@ -28,19 +28,10 @@ git -C "$tree" rev-parse -q --verify jifl-base >/dev/null || die "no jifl-base i
 mkdir -p "$kout"
 kout=$(cd "$kout" && pwd)
 
-export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2026}"
-cc="gcc"
-command -v ccache >/dev/null && cc="ccache gcc"
-kmake() { make -s -C "$tree" O="$kout" CC="$cc" HOSTCC="$cc" LOCALVERSION= -j"$jobs" "$@"; }
+. "$top/scripts/kbuild-env.sh"
 
 start=$(date +%s)
-case "$cfg" in *.xz) xzcat "$cfg" ;; *) cat "$cfg" ;; esac > "$kout/.config"
-"$tree/scripts/config" --file "$kout/.config" \
-	--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
-	--disable MODULE_SIG_ALL --set-str LOCALVERSION -jifl \
-	--enable JIFL --enable FLOWJIT \
-	--module JIFL_BBCOUNT --module JIFL_EDGES
+distro_config "$cfg"
 kmake olddefconfig > "$kout/check.log" 2>&1 || { cat "$kout/check.log"; die "olddefconfig failed"; }
 
 passed=0 failed=0

@@ -20,30 +20,15 @@ die() { echo "kernel-build: $*" >&2; exit 1; }
 mkdir -p "$kout"
 kout=$(cd "$kout" && pwd)
 
-# Relative paths and a fixed timestamp let ccache hit across clones.
-export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
-export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-Thu Jan  1 00:00:00 UTC 2026}"
-export KBUILD_BUILD_USER=jifl KBUILD_BUILD_HOST=jifl
+. "$top/scripts/kbuild-env.sh"
 command -v ccache >/dev/null && ccache -M 8G >/dev/null
-cc="gcc"
-command -v ccache >/dev/null && cc="ccache gcc"
-
-# LOCALVERSION= keeps setlocalversion from appending "+" for a git tree.
-kmake() { make -s -C "$tree" O="$kout" CC="$cc" HOSTCC="$cc" LOCALVERSION= -j"$jobs" "$@"; }
 
 new_config=$(mktemp)
 trap 'rm -f "$new_config"' EXIT
 if [ -n "${KCONFIG:-}" ]; then
 	[ -f "$KCONFIG" ] || die "KCONFIG=$KCONFIG: no such file"
 	cfg_src=$KCONFIG
-	case "$KCONFIG" in *.xz) xzcat "$KCONFIG" ;; *) cat "$KCONFIG" ;; esac > "$kout/.config.in"
-	cp "$kout/.config.in" "$kout/.config"
-	# A distro config signs modules with its own key and names
-	# certificates we do not have.
-	"$tree/scripts/config" --file "$kout/.config" \
-		--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
-		--disable MODULE_SIG_ALL --set-str LOCALVERSION -jifl \
-		--enable FLOWJIT --enable JIFL --module JIFL_BBCOUNT --module JIFL_EDGES
+	distro_config "$KCONFIG"
 	kmake olddefconfig
 	frags=()
 else
