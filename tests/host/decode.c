@@ -666,7 +666,7 @@ TEST_F(decode, trace_data_lost)
 		line = strstr(self->out, "\ninstructions: ");
 		ASSERT_NE(NULL, line);
 		ASSERT_EQ(1, sscanf(line, "\ninstructions: %llu", &total));
-		EXPECT_NE(NULL, strstr(self->out, ", 1 trace data lost; "));
+		EXPECT_NE(NULL, strstr(self->out, ", 1 trace data lost, 0 never-ending loops; "));
 		EXPECT_NE(NULL, strstr(self->out, "  1 x trace data lost at 0x"));
 		line = strstr(self->out, " trace data lost at ip ");
 		ASSERT_NE(NULL, line);
@@ -1312,7 +1312,8 @@ TEST_F(decode, gaps_of_every_kind)
 		EXPECT_NE(NULL, strstr(self->out, "\ninstructions: 22\n"));
 		EXPECT_NE(NULL, strstr(self->out, "\ngaps: 4\n"));
 		EXPECT_NE(NULL, strstr(self->out, "\ngap totals: 1 decode errors (1 missing code), "
-				       "1 overflows, 1 trace stops, 1 restarts elsewhere, 0 trace data lost; "));
+				       "1 overflows, 1 trace stops, 1 restarts elsewhere, 0 trace data lost, "
+				       "0 never-ending loops; "));
 		for (i = 0, prev = self->out; i < sizeof(want) / sizeof(want[0]); i++) {
 			at = strstr(self->out, want[i].line);
 			ASSERT_NE(NULL, at) TH_LOG("%s", want[i].line);
@@ -1532,6 +1533,37 @@ TEST(jit_image_versions)
 	jifl_jit_image_stats(img, &st);
 	EXPECT_EQ(3, st.pages);
 	EXPECT_EQ(5, st.versions);
+	jifl_jit_image_free(img);
+}
+
+/*
+ * mremap() of a JIT's reserved region: one that spans terabytes, and
+ * moves its pages by one page up (the ranges overlap). Every page moves
+ * once, with the bytes it had; code on page 0 (vm.mmap_min_addr=0) is
+ * code like any other.
+ */
+TEST(jit_image_moves)
+{
+	static const struct image_event events[] = {
+		{ FLOWJIT_EV_EXEC, 100, 0x0, 0, 0, 0x66 },
+		{ FLOWJIT_EV_EXEC, 100, 0x10000, 0, 0, 0x11 },
+		{ FLOWJIT_EV_EXEC, 100, 0x11000, 0, 0, 0x22 },
+		{ FLOWJIT_EV_MREMAP, 200, 0x11000, 1ull << 46, 0x10000, 0 },
+	};
+	static const struct image_lookup lookups[] = {
+		{ 0x10, 150, 1, 0x66 },
+		{ 0x10, 250, 1, 0x66 },
+		{ 0x10000, 199, 1, 0x11 },
+		{ 0x10000, 201, 0, 0 },		/* moved away */
+		{ 0x11000, 199, 1, 0x22 },
+		{ 0x11000, 201, 2, 0x11 },
+		{ 0x12000, 201, 1, 0x22 },
+		{ 0x13000, 201, 0, 0 },
+	};
+	struct jifl_jit_image *img;
+
+	img = image_of(_metadata, events, sizeof(events) / sizeof(events[0]));
+	check_lookups(_metadata, img, lookups, sizeof(lookups) / sizeof(lookups[0]));
 	jifl_jit_image_free(img);
 }
 

@@ -13,6 +13,7 @@
 #define PAGE_MASK	(~(uint64_t)(FLOWJIT_PAGE_SIZE - 1))
 
 struct page_entry {
+	int used;			/* page 0 is a page like any other */
 	uint32_t pid;
 	uint64_t page;
 	struct jifl_jit_version *v;	/* by start TSC */
@@ -20,7 +21,7 @@ struct page_entry {
 };
 
 struct jifl_jit_image {
-	struct page_entry *tab;		/* page == 0: a free slot */
+	struct page_entry *tab;
 	size_t size, used;		/* size is a power of two */
 	struct jifl_jit_image_stats st;
 };
@@ -42,7 +43,7 @@ static struct page_entry *lookup(const struct jifl_jit_image *img, uint32_t pid,
 	for (i = hash(pid, page) & (img->size - 1);; i = (i + 1) & (img->size - 1)) {
 		struct page_entry *e = &img->tab[i];
 
-		if (!e->page)
+		if (!e->used)
 			return NULL;
 		if (e->page == page && e->pid == pid)
 			return e;
@@ -59,9 +60,9 @@ static int grow(struct jifl_jit_image *img)
 	for (i = 0; i < img->size; i++) {
 		struct page_entry *e = &img->tab[i];
 
-		if (!e->page)
+		if (!e->used)
 			continue;
-		for (j = hash(e->pid, e->page) & (size - 1); tab[j].page; j = (j + 1) & (size - 1))
+		for (j = hash(e->pid, e->page) & (size - 1); tab[j].used; j = (j + 1) & (size - 1))
 			;
 		tab[j] = *e;
 	}
@@ -81,10 +82,11 @@ static struct page_entry *insert(struct jifl_jit_image *img, uint32_t pid,
 		return e;
 	if (2 * (img->used + 1) > img->size && grow(img))
 		return NULL;
-	for (i = hash(pid, page) & (img->size - 1); img->tab[i].page;
+	for (i = hash(pid, page) & (img->size - 1); img->tab[i].used;
 	     i = (i + 1) & (img->size - 1))
 		;
 	e = &img->tab[i];
+	e->used = 1;
 	e->pid = pid;
 	e->page = page;
 	img->used++;
@@ -175,32 +177,48 @@ static void end_range(struct jifl_jit_image *img, uint32_t pid, uint64_t addr,
 	for (i = 0; i < img->size; i++) {
 		struct page_entry *e = &img->tab[i];
 
-		if (e->page && e->pid == pid && e->page >= first && e->page < last)
+		if (e->used && e->pid == pid && e->page >= first && e->page < last)
 			end_entry(e, tsc);
 	}
 }
 
-/* The pages of [old, old + len) now live at [addr, addr + len). */
+/*
+ * The pages of [old, old + len) now live at [addr, addr + len). The table
+ * is walked, not the range: a move can span terabytes of reserved address
+ * space. Every old version ends before a new one starts, since the two
+ * ranges may overlap.
+ */
 static int move_range(struct jifl_jit_image *img, uint32_t pid, uint64_t old,
 		      uint64_t addr, uint64_t len, uint64_t tsc)
 {
-	uint64_t off;
-	int err;
+	struct moved {
+		uint64_t page, ip;
+		const uint8_t *bytes;
+	} *m;
+	uint64_t first = old & PAGE_MASK;
+	size_t i, n = 0;
+	int err = 0;
 
-	for (off = 0; off < len; off += FLOWJIT_PAGE_SIZE) {
-		struct page_entry *e = lookup(img, pid, (old + off) & PAGE_MASK);
-		struct jifl_jit_version *v = e && e->nr ? &e->v[e->nr - 1] : NULL;
+	if (!img->used)
+		return 0;
+	m = malloc(img->used * sizeof(*m));
+	if (!m)
+		return -jifl_err_nomem;
+	for (i = 0; i < img->size; i++) {
+		struct page_entry *e = &img->tab[i];
+		struct jifl_jit_version *v = e->nr ? &e->v[e->nr - 1] : NULL;
 
-		if (!v || v->end != JIFL_JIT_NO_END)
-			continue;
-		err = add_version(img, pid, (addr + off) & PAGE_MASK, tsc, v->exec_ip,
-				  v->bytes);
-		if (err)
-			return err;
-		/* add_version may have moved the table: look the old page up again. */
-		end_entry(lookup(img, pid, (old + off) & PAGE_MASK), tsc);
+		if (e->used && e->pid == pid && e->page >= first && e->page - first < len &&
+		    v && v->end == JIFL_JIT_NO_END)
+			m[n++] = (struct moved){ e->page, v->exec_ip, v->bytes };
 	}
-	return 0;
+	for (i = 0; i < n; i++)
+		end_entry(lookup(img, pid, m[i].page), tsc);
+	for (i = 0; i < n && !err; i++)
+		err = add_version(img, pid, (addr + (m[i].page - first)) & PAGE_MASK, tsc,
+				  m[i].ip, m[i].bytes);
+	free(m);
+	return err;
 }
 
 int jifl_jit_image_add_event(struct jifl_jit_image *img,
