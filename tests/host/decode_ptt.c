@@ -478,6 +478,40 @@ TEST_F(ptt, unknown_cpu_is_said)
 			       "processor 0/0/0; decoding without\n")) TH_LOG("%s", self->out);
 }
 
+/*
+ * Code that loops by a direct jump reads no trace: libipt's decoders
+ * follow it for ever (ptxed too), here waiting for an event at l1. jifl-decode
+ * reports a never-ending loop and resumes at a later PSB (libipt has read
+ * into the next one already), as perf's decoder does.
+ */
+TEST_F(ptt, never_ending_loop_ends)
+{
+	const struct ptt_case c = {
+		.name = "loop", .org = 0x1000,
+		/* l0: jmp l0; l1: nop; l2: hlt */
+		CODE(0xeb, 0xfe, NOP, HLT),
+		PKTS(PSB, MODE_EXEC_64, PSBEND, TIP_PGE(S3, 0x1000), FUP(S3, 0x1002),
+		     TIP_PGD(NONE, 0x1002), PSB, MODE_EXEC_64, PSBEND, PSB, MODE_EXEC_64,
+		     FUP(S3, 0x1002), PSBEND, FUP(U16, 0x1003), TIP_PGD(NONE, 0x1003)),
+	};
+	size_t d;
+
+	write_case(_metadata, self, &c);
+	for (d = 0; d < NR_DECODERS; d++) {
+		EXPECT_EQ(1, cmd_run(self->out, sizeof(self->out),
+				     "%s --pt %s --raw %s:0x1000 --stats --decoder %s", decoder(),
+				     self->pt, self->bin, decoders[d]));
+		EXPECT_NE(NULL, strstr(self->out, "\n  1 x never-ending loop at 0x1000\n"))
+			TH_LOG("%s decoder:\n%s", decoders[d], self->out);
+		EXPECT_NE(NULL, strstr(self->out, " never-ending loop at ip 0x1000 after "))
+			TH_LOG("%s decoder:\n%s", decoders[d], self->out);
+		EXPECT_NE(NULL, strstr(self->out, "; resumed at ip 0x1002, trace offset 0x"))
+			TH_LOG("%s decoder:\n%s", decoders[d], self->out);
+		EXPECT_NE(NULL, strstr(self->out, "0 trace data lost, 1 never-ending loops; "))
+			TH_LOG("%s decoder:\n%s", decoders[d], self->out);
+	}
+}
+
 /* perf.data of one thread that ran @c's code and trace, recorded on @cpuid. */
 static void write_perf(struct __test_metadata *_metadata, FIXTURE_DATA(ptt) *self,
 		       const struct ptt_case *c, struct jifl_perf_writer_config *cfg)

@@ -30,6 +30,7 @@ struct jifl_qdec {
 	uint32_t part;				/* the buffer decoded: 0 to trace.gaps */
 	int status;				/* of the last step */
 	uint64_t last_fail;			/* offset of the last failure */
+	uint64_t loop_offset, loop_insns;	/* the trace offset after loop_insns */
 	uint64_t done;				/* bytes decoded, as last reported */
 };
 
@@ -123,16 +124,47 @@ static int open_buffer(struct jifl_qdec *d)
  * A failure: a gap from there, decoding resumes at the next PSB. Never
  * report the same failure twice: step past it, else give the buffer up.
  */
-static enum qdec_state fail(struct jifl_qdec *d, int status)
+static enum qdec_state lose(struct jifl_qdec *d, enum jifl_gap_kind kind, int status)
 {
 	struct jifl_run *r = &d->r;
 	uint64_t offset;
 
-	jifl_run_gap_open(r, JIFL_GAP_ERROR, status, r->fail_ip);
+	jifl_run_gap_open(r, kind, status, r->fail_ip);
 	if (r->be->offset(r->dec, &offset) < 0 || offset == d->last_fail)
 		return QD_CLOSE;
 	d->last_fail = offset;
 	return QD_SYNC;
+}
+
+static enum qdec_state fail(struct jifl_qdec *d, int status)
+{
+	return lose(d, JIFL_GAP_ERROR, status);
+}
+
+/*
+ * Code that branches only directly (jmp .) runs without reading the
+ * trace, and libipt's decoders would follow it for ever. No thread runs
+ * LOOP_LIMIT instructions without a conditional or indirect branch, a
+ * return or an event (perf's decoder gives up after 100,000 such
+ * branches: "Never-ending loop"): when the trace offset has not moved
+ * for that many, the flow is lost, and decoding resumes at the next PSB.
+ */
+#define LOOP_LIMIT	(1u << 20)
+
+static int loops(struct jifl_qdec *d)
+{
+	struct jifl_run *r = &d->r;
+	uint64_t offset;
+
+	if (r->insns - d->loop_insns < LOOP_LIMIT)
+		return 0;
+	if (r->be->offset(r->dec, &offset) < 0)
+		offset = UINT64_MAX;
+	if (offset != UINT64_MAX && offset == d->loop_offset)
+		return 1;
+	d->loop_offset = offset;
+	d->loop_insns = r->insns;
+	return 0;
 }
 
 static enum qdec_state sync(struct jifl_qdec *d)
@@ -148,10 +180,12 @@ static enum qdec_state sync(struct jifl_qdec *d)
 	if (status >= 0) {
 		r->disabled = 0;
 		r->enabled = 0;
-		if (r->in_gap && r->gap.kind == JIFL_GAP_ERROR &&
+		if (r->in_gap && jifl_gap_resyncs(&r->gap) &&
 		    r->be->sync_offset(r->dec, &offset) >= 0)
 			r->gap.resume_offset = r->base + offset;
 		d->status = status;
+		d->loop_offset = UINT64_MAX;
+		d->loop_insns = r->insns;
 		status = jifl_run_thread_at(r, r->be->time(r->dec));
 		if (status >= 0)
 			return QD_STEP;
@@ -166,7 +200,10 @@ static enum qdec_state step(struct jifl_qdec *d)
 
 	if (status >= 0) {
 		d->status = status;
-		return QD_STEP;
+		if (!loops(d))
+			return QD_STEP;
+		r->fail_ip = r->ip;
+		return lose(d, JIFL_GAP_LOOP, 0);
 	}
 	return status == -pte_eos ? QD_CLOSE : fail(d, status);
 }

@@ -37,6 +37,7 @@ enum jifl_gap_kind {
 	JIFL_GAP_STOP,		/* tracing stopped (TraceStop) */
 	JIFL_GAP_RESTART,	/* tracing disabled, enabled again elsewhere */
 	JIFL_GAP_LOST,		/* perf lost trace data between two buffers */
+	JIFL_GAP_LOOP,		/* a never-ending loop: code that reads no trace */
 };
 
 struct jifl_gap {
@@ -55,7 +56,7 @@ struct jifl_gap {
 	int resumed;		/* 0: no instruction followed in this thread */
 	uint64_t resume_ip;	/* the first instruction after the gap */
 	uint64_t resume_time;
-	uint64_t resume_offset;	/* JIFL_GAP_ERROR: the PSB decoding resumed at */
+	uint64_t resume_offset;	/* jifl_gap_resyncs(): the PSB decoding resumed at */
 };
 
 struct jifl_decode_ops {
@@ -73,11 +74,17 @@ enum jifl_decoder_kind {
 	JIFL_DECODER_BLOCK,	/* blocks: pt_blk_next(), instructions walked with Zydis */
 };
 
-/* Gaps that mean lost or wrong trace data: errors, overflows, lost data. */
+/* Gaps that mean lost or wrong trace data: errors, overflows, lost data, loops. */
 static inline int jifl_gap_is_error(const struct jifl_gap *gap)
 {
 	return gap->kind == JIFL_GAP_ERROR || gap->kind == JIFL_GAP_OVERFLOW ||
-	       gap->kind == JIFL_GAP_LOST;
+	       gap->kind == JIFL_GAP_LOST || gap->kind == JIFL_GAP_LOOP;
+}
+
+/* Gaps after which decoding resumed at the next PSB (resume_offset). */
+static inline int jifl_gap_resyncs(const struct jifl_gap *gap)
+{
+	return gap->kind == JIFL_GAP_ERROR || gap->kind == JIFL_GAP_LOOP;
 }
 
 /* How to decode, and where the results go. */

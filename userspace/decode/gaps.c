@@ -65,6 +65,8 @@ static const char *kind_name(const struct jifl_gap *gap)
 		return "restarted elsewhere";
 	case JIFL_GAP_LOST:
 		return "trace data lost";
+	case JIFL_GAP_LOOP:
+		return "never-ending loop";
 	}
 	return "?";
 }
@@ -84,7 +86,7 @@ static void print_resume(FILE *out, const struct jifl_gap *gap)
 		return;
 	}
 	fprintf(out, "; resumed at ip 0x%" PRIx64, gap->resume_ip);
-	if (gap->kind == JIFL_GAP_ERROR)
+	if (jifl_gap_resyncs(gap))
 		fprintf(out, ", trace offset 0x%" PRIx64, gap->resume_offset);
 }
 
@@ -100,7 +102,7 @@ void jifl_gap_print(FILE *out, const struct jifl_gap *gap)
 
 static uint64_t bytes_skipped(const struct jifl_gap *gap)
 {
-	if (gap->kind != JIFL_GAP_ERROR || gap->resume_offset < gap->offset)
+	if (!jifl_gap_resyncs(gap) || gap->resume_offset < gap->offset)
 		return 0;
 	return gap->resume_offset - gap->offset;
 }
@@ -119,7 +121,7 @@ static void print_stat_line(FILE *out, const struct jifl_gap *gap)
 		fputs(", at ", out);
 		print_time(out, gap->resume_time);
 	}
-	if (gap->kind == JIFL_GAP_ERROR)
+	if (jifl_gap_resyncs(gap))
 		fprintf(out, "; %" PRIu64 " trace bytes skipped", bytes_skipped(gap));
 	fputc('\n', out);
 }
@@ -127,6 +129,7 @@ static void print_stat_line(FILE *out, const struct jifl_gap *gap)
 void jifl_gaps_print(const struct jifl_gaps *g, FILE *out)
 {
 	uint64_t errors = 0, missing = 0, overflows = 0, stops = 0, restarts = 0, lost = 0;
+	uint64_t loops = 0;
 	uint64_t skipped = 0;
 	size_t i;
 
@@ -153,11 +156,14 @@ void jifl_gaps_print(const struct jifl_gaps *g, FILE *out)
 		case JIFL_GAP_LOST:
 			lost++;
 			break;
+		case JIFL_GAP_LOOP:
+			loops++;
+			break;
 		}
 	}
 	fprintf(out, "gap totals: %" PRIu64 " decode errors (%" PRIu64 " missing code), %"
 		PRIu64 " overflows, %" PRIu64 " trace stops, %" PRIu64
-		" restarts elsewhere, %" PRIu64 " trace data lost; %" PRIu64
-		" trace bytes skipped\n",
-		errors, missing, overflows, stops, restarts, lost, skipped);
+		" restarts elsewhere, %" PRIu64 " trace data lost, %" PRIu64
+		" never-ending loops; %" PRIu64 " trace bytes skipped\n",
+		errors, missing, overflows, stops, restarts, lost, loops, skipped);
 }

@@ -9,10 +9,13 @@
 #include "printer.h"
 
 #define ERROR_IPS	8	/* addresses kept per kind of error */
-#define NR_KINDS	64	/* more than libipt's error codes */
-#define KIND_LOST	0	/* trace data lost (no libipt error: pte_ok) */
+#define NR_CODES	64	/* more than libipt's error codes */
+#define KIND_LOST	NR_CODES	/* trace data lost (no libipt error) */
+#define KIND_LOOP	(NR_CODES + 1)	/* never-ending loop (no libipt error) */
+#define NR_KINDS	(NR_CODES + 2)
 
 struct error_kind {
+	const char *message;		/* jifl_gap_message() of the first */
 	uint64_t count;
 	uint64_t ip[ERROR_IPS];
 };
@@ -263,7 +266,8 @@ static void on_gap(void *ctx, const struct jifl_gap *gap)
 	struct jifl_printer *p = ctx;
 	enum pt_error_code code = pt_errcode(gap->code);
 	struct error_kind *k = &p->kinds[gap->kind == JIFL_GAP_LOST ? KIND_LOST :
-					 code < NR_KINDS ? code : NR_KINDS - 1];
+					 gap->kind == JIFL_GAP_LOOP ? KIND_LOOP :
+					 code < NR_CODES ? code : NR_CODES - 1];
 
 	/* What went before a gap is no branch source for what follows. */
 	state_of(p, gap->thread)->have_prev = 0;
@@ -271,6 +275,8 @@ static void on_gap(void *ctx, const struct jifl_gap *gap)
 		return;
 	jifl_gaps_add(p->gaps, gap);
 	if (jifl_gap_is_error(gap)) {
+		if (!k->count)
+			k->message = jifl_gap_message(gap);
 		if (k->count < ERROR_IPS)
 			k->ip[k->count] = gap->ip;
 		k->count++;
@@ -317,8 +323,7 @@ void jifl_printer_stats(const struct jifl_printer *p, FILE *out)
 
 		if (!k->count)
 			continue;
-		fprintf(out, "  %" PRIu64 " x %s at", k->count,
-			i == KIND_LOST ? "trace data lost" : pt_errstr(i));
+		fprintf(out, "  %" PRIu64 " x %s at", k->count, k->message);
 		for (j = 0; j < k->count && j < ERROR_IPS; j++)
 			fprintf(out, " 0x%" PRIx64, k->ip[j]);
 		fputs(k->count > ERROR_IPS ? " ...\n" : "\n", out);
