@@ -287,6 +287,8 @@ static int read_auxtrace_info(struct jifl_perf_reader *r,
 		r->info.tc.time_mult = e->priv[JIFL_INTEL_PT_TIME_MULT];
 		r->info.tc.time_zero = e->priv[JIFL_INTEL_PT_TIME_ZERO];
 		r->info.have_time_conv = 1;
+		if (!jifl_tsc_conv_valid(&r->info.tc))
+			return bad(r, off, -jifl_err_format);
 	}
 	return 0;
 }
@@ -309,7 +311,7 @@ static int read_time_conv(struct jifl_perf_reader *r,
 		r->info.tc.cap_user_time_short = 1;
 	}
 	r->info.have_time_conv = 1;
-	return 0;
+	return jifl_tsc_conv_valid(&r->info.tc) ? 0 : bad(r, off, -jifl_err_format);
 }
 
 /* Returns the bytes of trace data that follow the record, or an error. */
@@ -322,7 +324,8 @@ static int64_t read_auxtrace(struct jifl_perf_reader *r,
 
 	uint64_t size = e->size;
 
-	if (h->size < sizeof(*e))
+	/* perf pads the trace to 8 bytes, so that the next record is aligned. */
+	if (h->size < sizeof(*e) || size % 8)
 		return bad(r, off, -jifl_err_format);
 	if (size > end - off - h->size) {
 		if (!r->info.unfinished)
@@ -377,6 +380,9 @@ static int read_data(struct jifl_perf_reader *r, const struct jifl_perf_file_hea
 
 	if (off > r->map_size)
 		return bad(r, off, -jifl_err_truncated);
+	/* Records are 8-byte aligned, as perf writes them and reads them in place. */
+	if (off % 8)
+		return bad(r, off, -jifl_err_format);
 	if (fh->data.size > r->map_size - off)
 		return bad(r, r->map_size, -jifl_err_truncated);
 	end = off + fh->data.size;

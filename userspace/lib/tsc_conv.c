@@ -23,6 +23,12 @@ uint64_t jifl_tsc_conv_to_time(const struct jifl_tsc_conv *tc, uint64_t tsc)
 	       ((rem * tc->time_mult) >> tc->time_shift);
 }
 
+int jifl_tsc_conv_valid(const struct jifl_tsc_conv *tc)
+{
+	return tc->time_shift <= 32 &&
+	       (!tc->time_mult || ((uint64_t)1 << tc->time_shift) / tc->time_mult < 65536);
+}
+
 uint64_t jifl_tsc_conv_after(const struct jifl_tsc_conv *tc, uint64_t time)
 {
 	uint64_t t, tsc;

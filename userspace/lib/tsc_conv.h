@@ -42,6 +42,14 @@ int jifl_tsc_conv_from_page(struct jifl_tsc_conv *tc,
 uint64_t jifl_tsc_conv_to_time(const struct jifl_tsc_conv *tc, uint64_t tsc);
 
 /*
+ * Whether @tc can be a kernel's conversion, as read from a file: a
+ * time_shift of at most 32 (the kernel's cyc2ns), and unless time_mult is
+ * 0 (no conversion) a TSC below 65,536 GHz, so that the two functions
+ * here neither shift out of range nor step for ever.
+ */
+int jifl_tsc_conv_valid(const struct jifl_tsc_conv *tc);
+
+/*
  * The first TSC value whose perf time is after @time (perf's
  * perf_time_to_tsc() inverts the formula the same way); for a TSC of 64
  * bits, not a cap_user_time_short counter.
