@@ -21,7 +21,7 @@ HOST_TESTS   := $(patsubst tests/host/%.c,$(B)/tests/host/%,$(wildcard tests/hos
 HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests/host/fixtures/*.c))
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
-.PHONY: all help setup prepare kernel patches userspace userspace-san tests initramfs \
+.PHONY: all help setup prepare kernel patches userspace userspace-san fuzzers fuzz tests initramfs \
 	check check-debug series-check debian-check demo bench guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
@@ -31,6 +31,7 @@ help:
 	@echo "make check       all tests (host, then guest in QEMU); last line 'N passed, N failed'"
 	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
 	@echo "make check-debug guest tests on a KASAN + lockdep kernel (slow)"
+	@echo "make fuzz        run the libFuzzer harnesses (FUZZ_TIME seconds each) and update their corpora"
 	@echo "make series-check build the test kernel at every patch of patches/series, checkpatch --strict each"
 	@echo "make debian-check compile what the series touches with Debian's own amd64 config"
 	@echo "make setup       install the Debian packages the project needs"
@@ -60,6 +61,12 @@ userspace: | $(UAPI)
 
 userspace-san: | $(UAPI)
 	@$(MAKE) -s -C userspace O=$(B) UAPI=$(UAPI) SAN=1
+
+fuzzers: userspace | $(UAPI)
+	@$(MAKE) -s -C userspace O=$(B) UAPI=$(UAPI) FUZZ=1 fuzzers
+
+fuzz:
+	@scripts/fuzz.sh
 
 # PREFIX (/usr/local), DESTDIR, BINDIR, MANDIR, COMPLETIONDIR as usual; from
 # the kernel build, only building the tools needs its headers.

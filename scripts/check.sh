@@ -75,6 +75,12 @@ else
 	fail=$((fail + 1))
 fi
 
+# The fuzzing harnesses (make fuzz) on their corpora and on every input
+# that once crashed one, under ASan/UBSan: one test per harness.
+echo "== host (fuzz replay)"
+scripts/fuzz.sh --replay > "$logdir/host-fuzz-replay.log" 2>&1
+count_tap "$logdir/host-fuzz-replay.log" $?
+
 # Run guest tests: qemu-run.sh's options; adds its verdict to the totals.
 guest_run() {
 	local log=$1 gp gf
