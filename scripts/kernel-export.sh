@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Regenerate patches/ (one git format-patch file per kernel commit above
 # jifl-base, the series file and the cover letter) from build/linux.
-# The cover letter's text comes from patches/cover-letter.txt.
+# The cover letter is patches/cover-letter.txt with its @PATCHES@ line
+# replaced by each patch's subject and the first paragraph of its commit
+# log, and @NUMBERS@ by the measurements that Documentation/
+# benchmarks.rst names cover-letter-* (code blocks with :name:).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,9 +22,45 @@ git_k rev-parse -q --verify jifl-base >/dev/null || die "no jifl-base tag in $tr
 n=$(git_k rev-list --count jifl-base..HEAD)
 [ "$n" -gt 0 ] || die "no commits above jifl-base"
 
+# What each patch does: its subject, and its log's first paragraph (and
+# the one after, when the first ends in a colon).
+patch_summaries() {
+	local c i=0
+	for c in $(git_k rev-list --reverse jifl-base..HEAD); do
+		i=$((i + 1))
+		printf '%2d. %s\n' "$i" "$(git_k log -1 --format=%s "$c")"
+		git_k log -1 --format=%b "$c" |
+			awk 'NF == 0 { if (seen && last !~ /:$/) exit; next } { if (seen && last ~ /:$/ && !more++) print ""; seen = 1; last = $0; print }' |
+			sed 's/^./    &/'
+	done
+}
+
+# The code blocks of benchmarks.rst named cover-letter-*: caption, text.
+marked_numbers() {
+	awk '/^\.\. code-block::/ { block = 1; caption = ""; next }
+	     block && /^   :caption: / { caption = substr($0, 14); next }
+	     block && /^   :name: cover-letter-/ { take = 1; print caption ":"; next }
+	     block && /^   :/ { next }
+	     take && /^$/ && !started { next }
+	     take && /^   / { started = 1; print "  " substr($0, 4); next }
+	     take && /^$/ { print ""; next }
+	     { block = take = started = 0 }' "$top/Documentation/benchmarks.rst" |
+		cat -s | sed '$ { /^$/ d }'
+}
+
+cover_letter() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		@PATCHES@) patch_summaries ;;
+		@NUMBERS@) marked_numbers | sed 's/^./  &/' ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done < "$out/cover-letter.txt"
+}
+
 # The branch description becomes the cover letter's subject and body.
-git_k config branch."$(git_k symbolic-ref --short HEAD)".description \
-	"$(cat "$out/cover-letter.txt")"
+git_k config branch."$(git_k symbolic-ref --short HEAD)".description "$(cover_letter)"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
