@@ -30,6 +30,7 @@
 #include "swtrace_truth.h"
 #include "tools.h"
 #include "errcode.h"
+#include "disasm.h"
 #include "fjwriter.h"
 #include "jit_image.h"
 #include "perf_reader.h"
@@ -1534,6 +1535,29 @@ TEST(jit_image_versions)
 	EXPECT_EQ(3, st.pages);
 	EXPECT_EQ(5, st.versions);
 	jifl_jit_image_free(img);
+}
+
+/*
+ * The listing's disassembly cache gives the text of the bytes at hand:
+ * JIT code puts other instructions at the same address.
+ */
+TEST(disasm_cache_follows_the_bytes)
+{
+	struct pt_insn a = { .ip = 0x1000, .size = 1, .raw = { 0x90 } };
+	struct pt_insn b = { .ip = 0x1000, .size = 1, .raw = { 0xc3 } };
+	struct pt_insn c = { .ip = 0x1000, .size = 2, .raw = { 0xeb, 0xfe } };
+	struct pt_insn bad = { .ip = 0x2000, .size = 1, .raw = { 0x0f } };
+	struct jifl_disasm *d;
+	size_t len;
+
+	ASSERT_EQ(0, jifl_disasm_new(&d));
+	EXPECT_STREQ("nop", jifl_disasm(d, &a, &len));
+	EXPECT_EQ(3, len);
+	EXPECT_STREQ("ret", jifl_disasm(d, &b, &len));
+	EXPECT_STREQ("jmp 0x0000000000001000", jifl_disasm(d, &c, &len));
+	EXPECT_STREQ("nop", jifl_disasm(d, &a, &len));
+	EXPECT_STREQ("(bad)", jifl_disasm(d, &bad, &len));
+	jifl_disasm_free(d);
 }
 
 /*

@@ -405,6 +405,9 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < jifl_session_nr_warnings(s); i++)
 		fprintf(stderr, "jifl-decode: warning: %s\n", jifl_session_warning(s, i));
+	/* Millions of lines: a large buffer, unless a terminal reads them. */
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 	if (jifl_printer_new(&p, stdout, o.mode)) {
 		jifl_session_close(s);
 		jifl_filter_free(&o.filter);

@@ -2,10 +2,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <Zydis/Zydis.h>
 
+#include "disasm.h"
 #include "errcode.h"
 #include "gaps.h"
+#include "line.h"
 #include "printer.h"
 
 #define ERROR_IPS	8	/* addresses kept per kind of error */
@@ -42,6 +43,8 @@ struct jifl_printer {
 	uint64_t insns, jit_insns, errors;
 	struct error_kind kinds[NR_KINDS];
 	struct jifl_gaps *gaps;
+	struct jifl_disasm *disasm;
+	struct jifl_line line;		/* the line being printed */
 	struct thread_state *states;
 	struct thread_state lost;	/* of threads without one (out of memory) */
 };
@@ -54,7 +57,13 @@ int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode m
 		free(p);
 		return -jifl_err_nomem;
 	}
+	if (jifl_disasm_new(&p->disasm)) {
+		jifl_gaps_free(p->gaps);
+		free(p);
+		return -jifl_err_nomem;
+	}
 	p->out = out;
+	p->line.out = out;
 	p->mode = mode;
 	p->fields = jifl_fields_default;
 	*pp = p;
@@ -72,6 +81,7 @@ void jifl_printer_free(struct jifl_printer *p)
 		free(t);
 	}
 	jifl_gaps_free(p->gaps);
+	jifl_disasm_free(p->disasm);
 	free(p);
 }
 
@@ -105,73 +115,77 @@ void jifl_printer_set_fields(struct jifl_printer *p, const struct jifl_fields *f
 	p->session = s;
 }
 
-static void print_time(FILE *out, uint64_t ns)
+/* Perf time as perf script prints it: seconds.nanoseconds. */
+static void put_time(struct jifl_line *l, uint64_t ns)
 {
-	fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+	jifl_line_num(l, ns / 1000000000, 10, 0, ' ');
+	jifl_line_char(l, '.');
+	jifl_line_num(l, ns % 1000000000, 10, 9, '0');
 }
 
 /* "sym+0xoff", "[jit v3]" or "[unknown]". */
-static void print_where(FILE *out, const struct jifl_decoded_insn *di, uint64_t ip)
+static void put_where(struct jifl_line *l, const struct jifl_decoded_insn *di, uint64_t ip)
 {
 	const char *name;
 	uint64_t off;
 
 	if (di->jit && di->insn->ip == ip) {
-		fprintf(out, "[jit v%u]", di->jit->number);
+		jifl_line_str(l, "[jit v");
+		jifl_line_num(l, di->jit->number, 10, 0, ' ');
+		jifl_line_char(l, ']');
 		return;
 	}
 	name = jifl_symtab_lookup(di->proc->syms, ip, &off);
-	if (name)
-		fprintf(out, "%s+0x%" PRIx64, name, off);
-	else
-		fputs("[unknown]", out);
+	if (!name) {
+		jifl_line_str(l, "[unknown]");
+		return;
+	}
+	jifl_line_str(l, name);
+	jifl_line_str(l, "+0x");
+	jifl_line_num(l, off, 16, 0, ' ');
 }
 
-static void print_disasm(FILE *out, const struct pt_insn *insn)
+static void put_field(struct jifl_printer *p, const struct jifl_decoded_insn *di,
+		      enum jifl_field field)
 {
-	ZydisDisassembledInstruction z;
-
-	if (ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, insn->ip,
-					       insn->raw, insn->size, &z)))
-		fputs(z.text, out);
-	else
-		fputs("(bad)", out);
-}
-
-static void print_field(struct jifl_printer *p, const struct jifl_decoded_insn *di,
-			enum jifl_field field)
-{
-	const char *dso;
+	struct jifl_line *l = &p->line;
+	const char *text;
+	char cpu[16];
+	size_t n;
 
 	switch (field) {
 	case JIFL_FIELD_COMM:
-		fprintf(p->out, "%16s", jifl_session_comm(p->session, di->proc->pid, di->tid,
-						    di->time));
+		text = jifl_session_comm(p->session, di->proc->pid, di->tid, di->time);
+		jifl_line_str_right(l, text, strlen(text), 16);
 		break;
 	case JIFL_FIELD_TID:
-		fprintf(p->out, "%6u", di->tid);
+		jifl_line_num(l, di->tid, 10, 6, ' ');
 		break;
 	case JIFL_FIELD_PID:
-		fprintf(p->out, "%6u", di->proc->pid);
+		jifl_line_num(l, di->proc->pid, 10, 6, ' ');
 		break;
 	case JIFL_FIELD_CPU:
-		fprintf(p->out, "[%03d]", di->cpu);
+		snprintf(cpu, sizeof(cpu), "[%03d]", di->cpu);
+		jifl_line_str(l, cpu);
 		break;
 	case JIFL_FIELD_TIME:
-		print_time(p->out, di->time);
+		put_time(l, di->time);
 		break;
 	case JIFL_FIELD_IP:
-		fprintf(p->out, "%16" PRIx64, di->insn->ip);
+		jifl_line_num(l, di->insn->ip, 16, 16, ' ');
 		break;
 	case JIFL_FIELD_SYM:
-		print_where(p->out, di, di->insn->ip);
+		put_where(l, di, di->insn->ip);
 		break;
 	case JIFL_FIELD_DSO:
-		dso = jifl_session_dso(p->session, di->proc->pid, di->insn->ip, di->time);
-		fprintf(p->out, "(%s)", dso ? dso : "[unknown]");
+		text = jifl_session_dso(p->session, di->proc->pid, di->insn->ip, di->time);
+		jifl_line_char(l, '(');
+		jifl_line_str(l, text ? text : "[unknown]");
+		jifl_line_char(l, ')');
 		break;
 	case JIFL_FIELD_INSN:
-		print_disasm(p->out, di->insn);
+		text = jifl_disasm(p->disasm, di->insn, &n);
+		jifl_line_mem(l, text, n);
 		break;
 	case JIFL_NR_FIELDS:
 		break;
@@ -185,10 +199,11 @@ static void print_insn(struct jifl_printer *p, const struct jifl_decoded_insn *d
 
 	for (i = 0; i < p->fields.n; i++) {
 		if (i)
-			fputc(p->fields.v[i] == JIFL_FIELD_INSN ? '\t' : ' ', p->out);
-		print_field(p, di, p->fields.v[i]);
+			jifl_line_char(&p->line, p->fields.v[i] == JIFL_FIELD_INSN ? '\t' : ' ');
+		put_field(p, di, p->fields.v[i]);
 	}
-	fputc('\n', p->out);
+	jifl_line_char(&p->line, '\n');
+	jifl_line_flush(&p->line);
 }
 
 static int is_call(enum pt_insn_class c)
@@ -207,6 +222,9 @@ static void print_branch(struct jifl_printer *p, struct thread_state *t,
 {
 	const struct jifl_decoded_insn *from = &t->prev_di;
 	enum pt_insn_class c = t->prev.iclass;
+	struct jifl_line *l = &p->line;
+	const char *kind;
+	int pad;
 
 	if (p->mode == JIFL_PRINT_CALLS) {
 		if (!is_call(c) && !is_return(c))
@@ -214,15 +232,27 @@ static void print_branch(struct jifl_printer *p, struct thread_state *t,
 		if (is_return(c) && t->depth > 0)
 			t->depth--;
 	}
-	print_time(p->out, from->time);
-	fprintf(p->out, " %6u %*s%-6s %16" PRIx64 " ", from->tid,
-		p->mode == JIFL_PRINT_CALLS ? 2 * t->depth : 0, "",
-		is_call(c) ? "call" : is_return(c) ? "return" :
-		c == ptic_cond_jump ? "jcc" : "jmp", t->prev.ip);
-	print_where(p->out, from, t->prev.ip);
-	fprintf(p->out, " => %16" PRIx64 " ", di->insn->ip);
-	print_where(p->out, di, di->insn->ip);
-	fputc('\n', p->out);
+	kind = is_call(c) ? "call" : is_return(c) ? "return" : c == ptic_cond_jump ? "jcc" : "jmp";
+	put_time(l, from->time);
+	jifl_line_char(l, ' ');
+	jifl_line_num(l, from->tid, 10, 6, ' ');
+	jifl_line_char(l, ' ');
+	/* "%*s%-6s": the call depth's indent, the kind left-aligned in 6. */
+	for (pad = p->mode == JIFL_PRINT_CALLS ? 2 * t->depth : 0; pad > 0; pad--)
+		jifl_line_char(l, ' ');
+	jifl_line_str(l, kind);
+	for (pad = 6 - (int)strlen(kind); pad > 0; pad--)
+		jifl_line_char(l, ' ');
+	jifl_line_char(l, ' ');
+	jifl_line_num(l, t->prev.ip, 16, 16, ' ');
+	jifl_line_char(l, ' ');
+	put_where(l, from, t->prev.ip);
+	jifl_line_str(l, " => ");
+	jifl_line_num(l, di->insn->ip, 16, 16, ' ');
+	jifl_line_char(l, ' ');
+	put_where(l, di, di->insn->ip);
+	jifl_line_char(l, '\n');
+	jifl_line_flush(l);
 	if (p->mode == JIFL_PRINT_CALLS && is_call(c))
 		t->depth++;
 }
