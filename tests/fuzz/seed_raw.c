@@ -14,6 +14,7 @@
 #include <intel-pt.h>
 
 #include "fuzz_raw.h"
+#include "pt_encode.h"
 
 #define B		FUZZ_RAW_BASE
 
@@ -71,25 +72,16 @@ static const struct pt_packet tsx[] = {
 
 static size_t encode(const struct pt_packet *pkts, uint8_t *buf, size_t size)
 {
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t off = 0;
+	size_t n = 0, len;
 
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + size;
-	enc = pt_alloc_encoder(&cfg);
-	if (!enc)
-		return 0;
-	for (; pkts->type != ppt_invalid; pkts++) {
-		if (pt_enc_next(enc, pkts) < 0) {
-			fprintf(stderr, "seed_raw: packet %d does not encode\n", pkts->type);
-			exit(1);
-		}
+	while (pkts[n].type != ppt_invalid)
+		n++;
+	len = pt_encode(pkts, n, buf, size, NULL);
+	if (!len) {
+		fprintf(stderr, "seed_raw: a packet does not encode\n");
+		exit(1);
 	}
-	pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
-	return off;
+	return len;
 }
 
 static void write_seed(const char *dir, const char *name, const struct pt_packet *pkts,

@@ -35,6 +35,7 @@
 #include "jit_image.h"
 #include "perf_reader.h"
 #include "perf_writer.h"
+#include "pt_encode.h"
 
 
 
@@ -919,34 +920,6 @@ static void add_exec(struct __test_metadata *_metadata, struct jifl_fjwriter *w,
 	ASSERT_EQ(0, jifl_fjwriter_add(w, &r.ev));
 }
 
-/*
- * Encode @n packets into @buf; the offset of each in @offs (if not
- * NULL). Returns the size of the trace, 0 if it does not fit.
- */
-static size_t encode(const struct pt_packet *pkts, size_t n, uint8_t *buf, size_t size,
-		     uint64_t *offs)
-{
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t off = 0;
-	size_t i;
-
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + size;
-	enc = pt_alloc_encoder(&cfg);
-	for (i = 0; enc && i < n; i++) {
-		if (offs)
-			pt_enc_get_offset(enc, &offs[i]);
-		if (pt_enc_next(enc, &pkts[i]) < 0)
-			break;
-	}
-	if (enc)
-		pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
-	return i == n ? off : 0;
-}
-
 #define PKT_IP(t, a)	{ .type = (t), .payload.ip = { .ipc = pt_ipc_sext_48, .ip = (a) } }
 #define PKT_PGD		{ .type = ppt_tip_pgd, .payload.ip = { .ipc = pt_ipc_suppressed } }
 #define PKT_MODE_64	{ .type = ppt_mode, .payload.mode = { .leaf = pt_mol_exec,	\
@@ -980,7 +953,7 @@ static void write_jit_run(struct __test_metadata *_metadata, FIXTURE_DATA(decode
 	};
 	struct jifl_perf_writer *pw;
 	uint8_t trace[256];
-	size_t size = encode(pkts, n, trace, sizeof(trace), NULL);
+	size_t size = pt_encode(pkts, n, trace, sizeof(trace), NULL);
 
 	ASSERT_GT(size, 0);
 	ASSERT_EQ(0, jifl_perf_writer_open(&pw, self->data, &cfg));
@@ -1289,7 +1262,7 @@ TEST_F(decode, gaps_of_every_kind)
 	FILE *f;
 
 	ASSERT_EQ(ppt_psb, pkts[LAST_PSB].type);
-	size = encode(pkts, sizeof(pkts) / sizeof(pkts[0]), trace, sizeof(trace), offs);
+	size = pt_encode(pkts, sizeof(pkts) / sizeof(pkts[0]), trace, sizeof(trace), offs);
 	ASSERT_GT(size, 0);
 	snprintf(pt, sizeof(pt), "%s/gaps.pt", self->dir);
 	snprintf(bin, sizeof(bin), "%s/code.bin", self->dir);

@@ -31,6 +31,7 @@
 #include "cmd.h"
 #include "fjwriter.h"
 #include "perf_writer.h"
+#include "pt_encode.h"
 #include "tools.h"
 
 #define ORG		0x100000ull
@@ -144,22 +145,13 @@ static size_t encode(const struct parity_case *c, uint64_t org, uint8_t *buf, si
 		PKT_IP(ppt_fup, pt_ipc_sext_48, org + c->insns[c->nr_insns - 1]),
 		PKT_IP(ppt_tip_pgd, pt_ipc_suppressed, 0),
 	};
-	struct pt_encoder *enc;
-	struct pt_config cfg;
-	uint64_t off = 0;
-	size_t i;
+	struct pt_packet used[N(pkts)];
+	size_t i, n = 0;
 
-	pt_config_init(&cfg);
-	cfg.begin = buf;
-	cfg.end = buf + size;
-	enc = pt_alloc_encoder(&cfg);
-	for (i = 0; enc && i < N(pkts); i++)
-		if ((pkts[i].type != ppt_tnt_8 || c->taken) && pt_enc_next(enc, &pkts[i]) < 0)
-			break;
-	if (enc)
-		pt_enc_get_offset(enc, &off);
-	pt_free_encoder(enc);
-	return i == N(pkts) ? off : 0;
+	for (i = 0; i < N(pkts); i++)
+		if (pkts[i].type != ppt_tnt_8 || c->taken)
+			used[n++] = pkts[i];
+	return pt_encode(used, n, buf, size, NULL);
 }
 
 static int write_file(const char *path, const void *data, size_t size)
