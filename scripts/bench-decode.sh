@@ -6,6 +6,10 @@
 # elapsed time and peak memory, as ratios. Called by make bench.
 #   scripts/bench-decode.sh [FIB_N]   (swt_flow's size; 24: a few million instructions)
 #   BENCH_DATA=perf.data scripts/bench-decode.sh   (decode that trace, record none)
+# Then the same on a per-CPU trace (perf record's default mode) of
+# swt_thread-static 200: four threads on two virtual CPUs, queue by
+# queue merged in time order (BENCH_PERCPU_DATA=perf.data: that one).
+# The per-CPU queues are decoded one after the other, on one core.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,3 +65,24 @@ awk -v p="$t_perf" -v i="$t_insn" -v s="$t_bstats" -v si="$t_stats" -v b="$t_br"
 	printf "ratio insn / block decoder, --stats:     %.2f\n", si / r(s)
 	printf "ratio insn / block decoder, --branches:  %.2f\n", b / r(bb)
 	printf "ratio insn / block decoder, --insn:      %.2f\n", i / r(bi) }'
+
+pprog=$top/build/tests/progs/swt_thread-static
+pdata=${BENCH_PERCPU_DATA:-$out/percpu.data}
+if [ -z "${BENCH_PERCPU_DATA:-}" ]; then
+	[ -x "$pprog" ] || { echo "bench-decode: $pprog missing (make tests)" >&2; exit 1; }
+	echo "bench-decode: recording swt_thread-static 200 per CPU with jifl-swtrace (about a minute)"
+	"$top/build/bin/jifl-swtrace" -q --per-cpu --cpus 2 -o "$pdata" -- "$pprog" 200 > /dev/null
+fi
+pinsns=$("$top/build/bin/jifl-decode" -i "$pdata" --stats 2>&1 |
+	sed -n 's/^ *instructions[^0-9]*\([0-9]*\).*/\1/p' | head -n 1)
+read -r pt_insn pm_insn <<< "$(measure "$top/build/bin/jifl-decode" -i "$pdata" --insn)"
+read -r pt_stats pm_stats <<< "$(measure "$top/build/bin/jifl-decode" -i "$pdata" --stats)"
+read -r pt_perf pm_perf <<< "$(measure perf script -i "$pdata" --itrace=i1i)"
+printf 'decode-bench: %s instructions, per-CPU trace of 4 threads on 2 CPUs (best of 3)\n' "${pinsns:-?}"
+printf '  %-42s %8s %10s\n' "decoder" "seconds" "peak KiB"
+printf '  %-42s %8s %10s\n' "perf script --itrace=i1i" "$pt_perf" "$pm_perf"
+printf '  %-42s %8s %10s\n' "jifl-decode --insn" "$pt_insn" "$pm_insn"
+printf '  %-42s %8s %10s\n' "jifl-decode --stats" "$pt_stats" "$pm_stats"
+awk -v p="$pt_perf" -v i="$pt_insn" -v s="$pt_stats" 'function r(x) { return x < 0.01 ? 0.01 : x } BEGIN {
+	printf "ratio perf script / jifl-decode --insn, per CPU:  %.2f\n", p / r(i)
+	printf "ratio perf script / jifl-decode --stats, per CPU: %.2f\n", p / r(s) }'

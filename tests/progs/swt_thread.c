@@ -3,10 +3,12 @@
  * Threads for jifl-swtrace tests: three workers run loops, calls and
  * system calls at the same time as the main thread, and one blocks on a
  * lock the main thread holds for a while (so threads must step
- * independently).
+ * independently). "swt_thread N" makes every loop N times longer (the
+ * decoding benchmark's per-CPU trace).
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -32,16 +34,16 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	long i, scale = argc > 1 ? atol(argv[1]) : 1;
 	pthread_t t[3];
-	long i;
 
 	pthread_mutex_lock(&lock);
 	for (i = 0; i < 3; i++)
-		if (pthread_create(&t[i], NULL, worker, (void *)(100 * (i + 1))))
+		if (pthread_create(&t[i], NULL, worker, (void *)(100 * scale * (i + 1))))
 			return 1;
-	total += work(500);
+	total += work(500 * scale);
 	pthread_mutex_unlock(&lock);
 	for (i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
