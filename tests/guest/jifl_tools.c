@@ -196,6 +196,18 @@ static void workload(void)
 }
 
 /*
+ * KASAN's runtime (mm/kasan: __asan_load8(), kasan_check_range(), ...)
+ * is called by the kprobes code itself on a KASAN kernel, where a probe
+ * there recurses in the int3 handler: kprobes does not refuse it, so the
+ * test leaves it out.
+ */
+static int kasan_runtime(const char *sym)
+{
+	return !strncmp(sym, "__asan_", 7) || !strncmp(sym, "kasan_", 6) ||
+	       !strncmp(sym, "__kasan_", 8);
+}
+
+/*
  * The comparison the benchmarks make: a counting kprobe on every block
  * bbcount saw, natively. Each probe sees its block run. (Found a kprobes
  * bug: an emulated call with a CS prefix, as retpoline thunk calls have,
@@ -204,7 +216,13 @@ static void workload(void)
 TEST_F_TIMEOUT(tools, kprobes_on_every_block_bbcount_saw, 900)
 {
 	unsigned long long count, hits = 0;
-	long probes = 0, refused = 0, blocks = 0;
+	long probes = 0, refused = 0, blocks = 0, skipped = 0, seen = 0;
+	/*
+	 * A registration takes about half a second on a KASAN + lockdep
+	 * kernel under TCG: there, every 16th block (about 500).
+	 */
+	long stride = guest_time_scale() > 1 ? 16 : 1;
+	char sym[64];
 	unsigned long addr;
 	char line[256], *p;
 	int fd;
@@ -217,21 +235,31 @@ TEST_F_TIMEOUT(tools, kprobes_on_every_block_bbcount_saw, 900)
 	workload();
 	ASSERT_EQ(0, jifl_control("disable"));
 	file_read("/proc/jifl/tool", out, sizeof(out));
+	TH_LOG("bbcount's blocks read; putting kprobes on them");
 	ASSERT_EQ(0, load_module("jifl_kprobe_blocks"));
 	fd = open("/proc/jifl_kprobe_blocks", O_WRONLY);
 	ASSERT_LE(0, fd);
 	for (p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (sscanf(p, "%llu 0x%lx", &count, &addr) != 2)
+		if (sscanf(p, "%llu 0x%lx %*u %63s", &count, &addr, sym) != 3)
+			continue;
+		if (kasan_runtime(sym)) {
+			skipped++;
+			continue;
+		}
+		if (seen++ % stride)
 			continue;
 		snprintf(line, sizeof(line), "%lx", addr);
 		ASSERT_LT(0, write(fd, line, strlen(line)));
-		blocks++;
+		/* Thousands of registrations: minutes, said as they go. */
+		if (++blocks % 250 == 0)
+			TH_LOG("%ld kprobes asked for", blocks);
 	}
 	close(fd);
 	workload();
 	file_read("/proc/jifl_kprobe_blocks", line, sizeof(line));
 	ASSERT_EQ(3, sscanf(line, "probes %ld refused %ld hits %llu", &probes, &refused, &hits));
-	TH_LOG("%ld blocks: %ld kprobes, %ld refused, %llu hits", blocks, probes, refused, hits);
+	TH_LOG("%ld blocks (1 in %ld): %ld kprobes, %ld refused, %llu hits; "
+	       "%ld KASAN runtime blocks left out", blocks, stride, probes, refused, hits, skipped);
 	EXPECT_LE(100, probes);
 	EXPECT_LE((unsigned long long)probes, hits);
 	EXPECT_EQ(0, unload_module("jifl_kprobe_blocks"));
