@@ -9,7 +9,7 @@
 # Then the same on a per-CPU trace (perf record's default mode) of
 # swt_thread-static 200: four threads on two virtual CPUs, queue by
 # queue merged in time order (BENCH_PERCPU_DATA=perf.data: that one).
-# The per-CPU queues are decoded one after the other, on one core.
+# jifl-decode with -j 1 (the queues one after the other) and -j 2.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -75,14 +75,21 @@ if [ -z "${BENCH_PERCPU_DATA:-}" ]; then
 fi
 pinsns=$("$top/build/bin/jifl-decode" -i "$pdata" --stats 2>&1 |
 	sed -n 's/^ *instructions[^0-9]*\([0-9]*\).*/\1/p' | head -n 1)
-read -r pt_insn pm_insn <<< "$(measure "$top/build/bin/jifl-decode" -i "$pdata" --insn)"
-read -r pt_stats pm_stats <<< "$(measure "$top/build/bin/jifl-decode" -i "$pdata" --stats)"
+read -r pt_insn pm_insn <<< "$(measure "$top/build/bin/jifl-decode" -j 1 -i "$pdata" --insn)"
+read -r pt_insn2 pm_insn2 <<< "$(measure "$top/build/bin/jifl-decode" -j 2 -i "$pdata" --insn)"
+read -r pt_stats pm_stats <<< "$(measure "$top/build/bin/jifl-decode" -j 1 -i "$pdata" --stats --decoder insn)"
+read -r pt_stats2 pm_stats2 <<< "$(measure "$top/build/bin/jifl-decode" -j 2 -i "$pdata" --stats --decoder insn)"
 read -r pt_perf pm_perf <<< "$(measure perf script -i "$pdata" --itrace=i1i)"
 printf 'decode-bench: %s instructions, per-CPU trace of 4 threads on 2 CPUs (best of 3)\n' "${pinsns:-?}"
 printf '  %-42s %8s %10s\n' "decoder" "seconds" "peak KiB"
 printf '  %-42s %8s %10s\n' "perf script --itrace=i1i" "$pt_perf" "$pm_perf"
-printf '  %-42s %8s %10s\n' "jifl-decode --insn" "$pt_insn" "$pm_insn"
-printf '  %-42s %8s %10s\n' "jifl-decode --stats" "$pt_stats" "$pm_stats"
-awk -v p="$pt_perf" -v i="$pt_insn" -v s="$pt_stats" 'function r(x) { return x < 0.01 ? 0.01 : x } BEGIN {
-	printf "ratio perf script / jifl-decode --insn, per CPU:  %.2f\n", p / r(i)
-	printf "ratio perf script / jifl-decode --stats, per CPU: %.2f\n", p / r(s) }'
+printf '  %-42s %8s %10s\n' "jifl-decode --insn -j 1" "$pt_insn" "$pm_insn"
+printf '  %-42s %8s %10s\n' "jifl-decode --insn -j 2" "$pt_insn2" "$pm_insn2"
+printf '  %-42s %8s %10s\n' "jifl-decode --stats --decoder insn -j 1" "$pt_stats" "$pm_stats"
+printf '  %-42s %8s %10s\n' "jifl-decode --stats --decoder insn -j 2" "$pt_stats2" "$pm_stats2"
+awk -v p="$pt_perf" -v i="$pt_insn" -v i2="$pt_insn2" -v s="$pt_stats" -v s2="$pt_stats2" \
+    'function r(x) { return x < 0.01 ? 0.01 : x } BEGIN {
+	printf "ratio perf script / jifl-decode --insn -j 1, per CPU: %.2f\n", p / r(i)
+	printf "ratio perf script / jifl-decode --insn -j 2, per CPU: %.2f\n", p / r(i2)
+	printf "ratio -j 1 / -j 2, --insn:                            %.2f\n", i / r(i2)
+	printf "ratio -j 1 / -j 2, --stats --decoder insn:            %.2f\n", s / r(s2) }'

@@ -44,10 +44,11 @@ static void fuzz_gap(void *ctx, const struct jifl_gap *gap)
 
 /*
  * Decode @s with the decoder @kind, every instruction handed out
- * (@listed) or only counted. Returns what jifl_session_decode() does.
+ * (@listed) or only counted, by @jobs threads. Returns what
+ * jifl_session_decode() does.
  */
 static inline int fuzz_decode(struct jifl_session *s, enum jifl_decoder_kind kind,
-			      int listed, struct fuzz_sink *sink)
+			      int listed, unsigned int jobs, struct fuzz_sink *sink)
 {
 	static const struct jifl_decode_ops listed_ops = {
 		.insn = fuzz_insn, .gap = fuzz_gap,
@@ -59,6 +60,7 @@ static inline int fuzz_decode(struct jifl_session *s, enum jifl_decoder_kind kin
 		.kind = kind,
 		.ops = listed ? &listed_ops : &counted_ops,
 		.ctx = sink,
+		.jobs = jobs,
 	};
 
 	return jifl_session_decode(s, &cfg);

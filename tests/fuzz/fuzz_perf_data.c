@@ -67,9 +67,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fd = fuzz_file(data, size, path, sizeof(path));
 	read_all(path);
 	if (!jifl_session_open(&s, path, NULL, "/nonexistent/jifl-fuzz", msg, sizeof(msg))) {
-		/* Both decoders, listing or counting: one run each, chosen by the input. */
+		/*
+		 * Both decoders, listing or counting, by one thread or by two
+		 * (parallel.c): one run each, chosen by the input.
+		 */
 		fuzz_decode(s, size & 1 ? JIFL_DECODER_BLOCK : JIFL_DECODER_INSN,
-			    size & 2, &sink);
+			    size & 2, size & 4 ? 2 : 1, &sink);
 		jifl_session_close(s);
 	}
 	close(fd);

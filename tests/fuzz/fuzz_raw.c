@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					    FUZZ_RAW_HEADER + mem_len, FUZZ_RAW_BASE, msg,
 					    sizeof(msg)))
 		goto close;
-	fuzz_decode(s, data[3] & 1 ? JIFL_DECODER_BLOCK : JIFL_DECODER_INSN, data[3] & 2,
+	fuzz_decode(s, data[3] & 1 ? JIFL_DECODER_BLOCK : JIFL_DECODER_INSN, data[3] & 2, 1,
 		    &sink);
 close:
 	jifl_session_close(s);

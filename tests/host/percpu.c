@@ -368,6 +368,39 @@ TEST_F_TIMEOUT(percpu, thread_program_of_the_per_thread_tests, RECORD_TIMEOUT)
 }
 
 /*
+ * The queues decoded by several threads (-j) give the listing, gaps and
+ * statistics of one thread decoding them in turn, byte for byte: four
+ * threads on three CPUs, each decoder, every listing mode.
+ */
+TEST_F_TIMEOUT(percpu, jobs_give_the_same_output, RECORD_TIMEOUT)
+{
+	static const char *const modes[] = {
+		"--insn --decoder insn", "--insn --decoder block -F tid,cpu,ip,sym",
+		"--branches", "--calls", "--stats --decoder insn", "--stats",
+	};
+	char one[192], many[192], cmd[512];
+	size_t i;
+	int j;
+
+	ASSERT_EQ(0, record(self, "--cpus 3 --timeslice 150", PROGS "swt_thread 3"))
+		TH_LOG("%s", self->out);
+	snprintf(one, sizeof(one), "%s/one.txt", self->dir);
+	snprintf(many, sizeof(many), "%s/many.txt", self->dir);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s -j 1 -i %s %s > %s 2>&1", decoder(), self->data,
+			 modes[i], one);
+		ASSERT_EQ(0, system(cmd)) TH_LOG("%s", cmd);
+		for (j = 2; j <= 4; j += 2) {
+			snprintf(cmd, sizeof(cmd), "%s -j %d -i %s %s > %s 2>&1", decoder(), j,
+				 self->data, modes[i], many);
+			ASSERT_EQ(0, system(cmd)) TH_LOG("%s", cmd);
+			snprintf(cmd, sizeof(cmd), "cmp -s %s %s", one, many);
+			EXPECT_EQ(0, system(cmd)) TH_LOG("%s: -j %d differs from -j 1", modes[i], j);
+		}
+	}
+}
+
+/*
  * Returns compressed into TNT bits: a CPU's trace goes from thread to
  * thread, the decoders' stacks of calls with it (libipt pops only at a
  * compressed return, perf at any): both must still give the truth.

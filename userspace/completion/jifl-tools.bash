@@ -108,7 +108,7 @@ _jifl_decode()
 		--filter:addr0_b --filter:addr1_cfg --filter:addr1_a --filter:addr1_b
 		--filter:addr2_cfg --filter:addr2_a --filter:addr2_b --filter:addr3_cfg
 		--filter:addr3_a --filter:addr3_b --progress --no-progress --decoder
-		--pid --tid --time --fields --help --version' -- "$cur"))
+		--jobs --pid --tid --time --fields --help --version' -- "$cur"))
 } && complete -F _jifl_decode jifl-decode
 
 _jiflctl()

@@ -288,3 +288,27 @@ uint64_t jifl_qdec_done(const struct jifl_qdec *d)
 {
 	return d->done;
 }
+
+static struct jifl_item *source_peek(void *ctx, int *err)
+{
+	return jifl_qdec_peek(ctx, err);
+}
+
+static void source_pop(void *ctx)
+{
+	jifl_qdec_pop(ctx);
+}
+
+static uint64_t source_done(void *ctx)
+{
+	return jifl_qdec_done(ctx);
+}
+
+void jifl_qdec_source(struct jifl_qdec *d, struct jifl_item_source *src)
+{
+	src->peek = source_peek;
+	src->pop = source_pop;
+	src->done = source_done;
+	src->ctx = d;
+	src->cpu = jifl_qdec_cpu(d);
+}

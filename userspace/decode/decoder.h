@@ -100,6 +100,11 @@ struct jifl_decode_config {
 	/* Optional: the trace offset reached, now and then and at the end. */
 	void (*progress)(void *arg, uint64_t offset);
 	void *progress_arg;
+	/*
+	 * Threads that decode a session's queues (parallel.c), the output
+	 * still in time order; 0 or 1: all in the caller's.
+	 */
+	unsigned int jobs;
 };
 
 struct jifl_run_source;
@@ -140,12 +145,28 @@ int jifl_qdec_cpu(const struct jifl_qdec *d);
 uint64_t jifl_qdec_done(const struct jifl_qdec *d);
 
 /*
+ * A queue's items as the merge takes them: from a decoder in this thread
+ * (jifl_qdec_source()) or from one in another (parallel.c). @peek
+ * returns the next item (NULL at the end, or with *err set), @pop drops
+ * it, @done says the trace bytes decoded so far.
+ */
+struct jifl_item_source {
+	struct jifl_item *(*peek)(void *ctx, int *err);
+	void (*pop)(void *ctx);
+	uint64_t (*done)(void *ctx);
+	void *ctx;
+	int cpu;			/* of the queue; -1: a thread's */
+};
+
+void jifl_qdec_source(struct jifl_qdec *d, struct jifl_item_source *src);
+
+/*
  * Decode the @n queues @q together: hand what they give to cfg->ops in
  * time order (the decoder times; equal ones in queue order), a thread's
  * instructions in their order. Returns 0 when every trace was read to
  * its end (gaps inside go to ops->gap), or -jifl_err_nomem.
  */
-int jifl_decode_merged(struct jifl_qdec *const *q, size_t n, const struct jifl_tsc_conv *tc,
-		       const struct jifl_decode_config *cfg);
+int jifl_decode_merged(const struct jifl_item_source *q, size_t n,
+		       const struct jifl_tsc_conv *tc, const struct jifl_decode_config *cfg);
 
 #endif /* JIFL_DECODE_DECODER_H */

@@ -3,6 +3,7 @@
  * jifl-decode: the exact instruction flow of an Intel PT trace, JIT code
  * included (Documentation/decode.rst).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -53,6 +54,9 @@ static const char usage[] =
 "      --no-progress    never show the progress\n"
 "      --decoder KIND   libipt's decoder: insn (instruction flow) or block; default:\n"
 "                       insn for --insn, block otherwise\n"
+"  -j, --jobs N         threads decoding the trace's queues (per CPU or per\n"
+"                       thread) at once, the output still in time order;\n"
+"                       default: the CPUs online; 1: decode them one by one\n"
 "      --pid PID[,PID...]  only these processes' instructions and gaps\n"
 "      --tid TID[,TID...]  only these threads'\n"
 "      --time FROM,TO   only those at times FROM to TO (seconds, as printed; either\n"
@@ -78,6 +82,7 @@ struct options {
 	int stats;
 	enum progress progress;
 	const char *decoder;		/* NULL: by mode */
+	unsigned int jobs;		/* -j; 0: the CPUs online */
 	struct mem_file files[MAX_FILES];
 	int nr_files;
 	struct pt_config proc;		/* the processor: --cpu, --filter:* */
@@ -219,6 +224,20 @@ static int parse_fields(struct options *o, const char *arg)
 	return 0;
 }
 
+/* -j N: 1 to 1024 threads. */
+static int parse_jobs(struct options *o, const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !v || v > 1024)
+		return fail("--jobs: expected a number from 1 to 1024, got '%s'", arg);
+	o->jobs = v;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct options *o)
 {
 	enum {
@@ -246,6 +265,7 @@ static int parse(int argc, char **argv, struct options *o)
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "decoder", required_argument, NULL, OPT_DECODER },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "time", required_argument, NULL, OPT_TIME },
@@ -257,7 +277,7 @@ static int parse(int argc, char **argv, struct options *o)
 	int c, err;
 
 	pt_config_init(&o->proc);
-	while ((c = getopt_long(argc, argv, "i:f:F:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:f:F:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'f': o->flowjit = optarg; break;
@@ -270,6 +290,10 @@ static int parse(int argc, char **argv, struct options *o)
 		case OPT_PROGRESS: o->progress = PROGRESS_ON; break;
 		case OPT_NO_PROGRESS: o->progress = PROGRESS_OFF; break;
 		case OPT_DECODER: o->decoder = optarg; break;
+		case 'j':
+			if (parse_jobs(o, optarg))
+				return 2;
+			break;
 		case OPT_ELF:
 		case OPT_RAW:
 			if (parse_file(o, optarg, c == OPT_ELF))
@@ -418,6 +442,7 @@ int main(int argc, char **argv)
 	cfg.ops = jifl_printer_ops(p);
 	cfg.ctx = p;
 	cfg.kind = decoder_kind(&o);
+	cfg.jobs = o.jobs ? o.jobs : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (want_progress(&o) && !jifl_progress_new(&pg, stderr, jifl_session_trace_size(s))) {
 		cfg.progress = progress;
 		cfg.progress_arg = pg;

@@ -102,13 +102,13 @@ static void deliver(const struct merge *m, const struct jifl_item *it, int cpu)
 }
 
 /* Tell the consumer the bytes decoded, when queue @i's changed. */
-static void progress(struct merge *m, const struct jifl_qdec *q, size_t i)
+static void progress(struct merge *m, const struct jifl_item_source *q, size_t i)
 {
 	uint64_t done;
 
 	if (!m->cfg->progress)
 		return;
-	done = jifl_qdec_done(q);
+	done = q->done(q->ctx);
 	if (done == m->done[i])
 		return;
 	m->sum += done - m->done[i];
@@ -122,8 +122,8 @@ static int before(uint64_t tsc, size_t i, uint64_t tsc2, size_t i2)
 	return tsc < tsc2 || (tsc == tsc2 && i < i2);
 }
 
-int jifl_decode_merged(struct jifl_qdec *const *q, size_t n, const struct jifl_tsc_conv *tc,
-		       const struct jifl_decode_config *cfg)
+int jifl_decode_merged(const struct jifl_item_source *q, size_t n,
+		       const struct jifl_tsc_conv *tc, const struct jifl_decode_config *cfg)
 {
 	struct merge m = { .cfg = cfg, .tc = tc };
 	size_t i, best, next;
@@ -138,7 +138,7 @@ int jifl_decode_merged(struct jifl_qdec *const *q, size_t n, const struct jifl_t
 		/* The queue whose next item is first, and the one after it. */
 		best = next = n;
 		for (i = 0; i < n && !err; i++) {
-			it = jifl_qdec_peek(q[i], &err);
+			it = q[i].peek(q[i].ctx, &err);
 			if (!it)
 				continue;
 			if (best == n || before(it->tsc, i, best_tsc, best)) {
@@ -154,12 +154,12 @@ int jifl_decode_merged(struct jifl_qdec *const *q, size_t n, const struct jifl_t
 		if (err || best == n)
 			break;
 		/* That queue's items, until the other one's comes first. */
-		it = jifl_qdec_peek(q[best], &err);
+		it = q[best].peek(q[best].ctx, &err);
 		while (it && (next == n || before(it->tsc, best, next_tsc, next))) {
-			deliver(&m, it, jifl_qdec_cpu(q[best]));
-			jifl_qdec_pop(q[best]);
-			it = jifl_qdec_peek(q[best], &err);
-			progress(&m, q[best], best);
+			deliver(&m, it, q[best].cpu);
+			q[best].pop(q[best].ctx);
+			it = q[best].peek(q[best].ctx, &err);
+			progress(&m, &q[best], best);
 		}
 		if (err)
 			break;

@@ -11,6 +11,7 @@
 #include "buildid_cache.h"
 #include "cpu_threads.h"
 #include "fjreader.h"
+#include "parallel.h"
 #include "ptconfig.h"
 #include "rawmem.h"
 #include "run.h"
@@ -34,6 +35,7 @@ struct jifl_session {
 	size_t raw_size;
 	struct jifl_rawmem *rawmem;		/* raw mode memory */
 	char buildid_dir[4096];			/* perf's build-id cache */
+	char *perf_path, *fj_path;		/* to open it again (parallel.c) */
 	struct jifl_vdso vdso;			/* the vDSO's image */
 	int vdso_looked;			/* for it, once */
 	char **warnings;
@@ -302,6 +304,13 @@ int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 		jifl_session_close(s);
 		return err;
 	}
+	s->perf_path = strdup(perf_path);
+	s->fj_path = fj_path ? strdup(fj_path) : NULL;
+	if (!s->perf_path || (fj_path && !s->fj_path)) {
+		say(msg, len, "%s", jifl_strerror(-jifl_err_nomem));
+		jifl_session_close(s);
+		return -jifl_err_nomem;
+	}
 	err = jifl_perf_reader_open(&s->perf, perf_path, &off);
 	if (err == -jifl_err_nosupp)
 		say(msg, len, "'%s': no Intel PT trace in it (no intel_pt AUXTRACE_INFO)",
@@ -436,46 +445,94 @@ static void queue_source(struct jifl_session *s, const struct jifl_perf_queue *q
 		src->cpus = s->cpus;
 }
 
+size_t jifl_session_nr_queues(const struct jifl_session *s)
+{
+	return s->perf ? jifl_perf_reader_nr_queues(s->perf) : 1;
+}
+
+const struct jifl_tsc_conv *jifl_session_tsc_conv(const struct jifl_session *s)
+{
+	return s->perf ? &jifl_perf_reader_info(s->perf)->tc : NULL;
+}
+
+int jifl_session_queue_decoder(struct jifl_session *s, size_t i, struct jifl_run_source *src,
+			       const struct jifl_decode_config *cfg, struct jifl_qdec **qd)
+{
+	const struct jifl_perf_queue *q;
+	struct jifl_qdec_trace trace;
+
+	memset(src, 0, sizeof(*src));
+	memset(&trace, 0, sizeof(trace));
+	src->threads = s->threads;
+	src->proc = proc_of;
+	src->ctx = s;
+	if (s->perf) {
+		q = jifl_perf_reader_queue(s->perf, i);
+		queue_source(s, q, src);
+		trace.data = q->data;
+		trace.size = q->size;
+		trace.gaps = q->gaps;
+		trace.gap_at = q->gap_at;
+	} else {
+		src->cpu = (uint32_t)-1;
+		trace.data = s->raw_pt;
+		trace.size = s->raw_size;
+	}
+	return jifl_qdec_new(qd, &trace, src, jifl_session_tsc_conv(s), cfg);
+}
+
+const struct pt_config *jifl_session_pt(const struct jifl_session *s)
+{
+	return &s->pt;
+}
+
+int jifl_session_reopen(const struct jifl_session *s, struct jifl_session **copy)
+{
+	char msg[1024];
+
+	if (!s->perf)
+		return -jifl_err_invalid;
+	return jifl_session_open(copy, s->perf_path, s->fj_path, s->buildid_dir, msg,
+				 sizeof(msg));
+}
+
+struct jifl_thread *jifl_session_thread(struct jifl_session *s, uint32_t pid, uint32_t tid)
+{
+	return jifl_threads_get(s->threads, pid, tid);
+}
+
+struct jifl_process *jifl_session_process(struct jifl_session *s, uint32_t pid)
+{
+	return find_proc(s, pid);
+}
+
 int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg)
 {
-	size_t n = s->perf ? jifl_perf_reader_nr_queues(s->perf) : 1, i;
-	const struct jifl_tsc_conv *tc = NULL;
+	size_t n = jifl_session_nr_queues(s), i;
 	struct jifl_decode_config qcfg = *cfg;
+	struct jifl_item_source *items;
 	struct jifl_run_source *src;
-	struct jifl_qdec_trace trace;
-	const struct jifl_perf_queue *q;
 	struct jifl_qdec **qd;
 	int err = 0;
 
+	if (cfg->jobs > 1 && n > 1 && s->perf)
+		return jifl_decode_parallel(s, cfg);
 	qcfg.pt = &s->pt;
 	src = calloc(n, sizeof(*src));
 	qd = calloc(n, sizeof(*qd));
-	for (i = 0; src && qd && i < n && !err; i++) {
-		src[i].threads = s->threads;
-		src[i].proc = proc_of;
-		src[i].ctx = s;
-		memset(&trace, 0, sizeof(trace));
-		if (s->perf) {
-			q = jifl_perf_reader_queue(s->perf, i);
-			queue_source(s, q, &src[i]);
-			trace.data = q->data;
-			trace.size = q->size;
-			trace.gaps = q->gaps;
-			trace.gap_at = q->gap_at;
-			tc = &jifl_perf_reader_info(s->perf)->tc;
-		} else {
-			src[i].cpu = (uint32_t)-1;
-			trace.data = s->raw_pt;
-			trace.size = s->raw_size;
-		}
-		err = jifl_qdec_new(&qd[i], &trace, &src[i], tc, &qcfg);
+	items = calloc(n, sizeof(*items));
+	for (i = 0; src && qd && items && i < n && !err; i++) {
+		err = jifl_session_queue_decoder(s, i, &src[i], &qcfg, &qd[i]);
+		if (!err)
+			jifl_qdec_source(qd[i], &items[i]);
 	}
-	if (!src || !qd)
+	if (!src || !qd || !items)
 		err = -jifl_err_nomem;
 	if (!err)
-		err = jifl_decode_merged(qd, n, tc, &qcfg);
+		err = jifl_decode_merged(items, n, jifl_session_tsc_conv(s), &qcfg);
 	for (i = 0; qd && i < n; i++)
 		jifl_qdec_free(qd[i]);
+	free(items);
 	free(qd);
 	free(src);
 	return err;
@@ -530,5 +587,7 @@ void jifl_session_close(struct jifl_session *s)
 	free(s->raw_pt);
 	jifl_rawmem_free(s->rawmem);
 	jifl_vdso_fini(&s->vdso);
+	free(s->perf_path);
+	free(s->fj_path);
 	free(s);
 }

@@ -78,4 +78,36 @@ const char *jifl_session_dso(const struct jifl_session *s, uint32_t pid, uint64_
 
 void jifl_session_close(struct jifl_session *s);
 
+/* For decoding a session's queues in parallel (parallel.c). */
+
+size_t jifl_session_nr_queues(const struct jifl_session *s);
+
+/* perf time from TSC; NULL in raw mode. */
+const struct jifl_tsc_conv *jifl_session_tsc_conv(const struct jifl_session *s);
+
+struct jifl_run_source;
+
+/*
+ * The decoder of queue @i, with @s's threads and processes, as @cfg says
+ * (cfg->pt: the session's processor); @src (filled in) and @cfg are kept
+ * by reference. Returns 0 or -jifl_err_nomem.
+ */
+int jifl_session_queue_decoder(struct jifl_session *s, size_t i, struct jifl_run_source *src,
+			       const struct jifl_decode_config *cfg, struct jifl_qdec **qd);
+
+/* The processor of @s, as decoders need it. */
+const struct pt_config *jifl_session_pt(const struct jifl_session *s);
+
+/*
+ * The same files opened again (not in raw mode): a session of its own
+ * for another thread. Returns 0 or a negative jifl_error_code.
+ */
+int jifl_session_reopen(const struct jifl_session *s, struct jifl_session **copy);
+
+/* Thread @tid of process @pid (made the first time; NULL: out of memory). */
+struct jifl_thread *jifl_session_thread(struct jifl_session *s, uint32_t pid, uint32_t tid);
+
+/* Process @pid, or NULL when the trace has none of it. */
+struct jifl_process *jifl_session_process(struct jifl_session *s, uint32_t pid);
+
 #endif /* JIFL_DECODE_SESSION_H */
