@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * JIFL cost in the guest, side by side in one run: system-call
- * microbenchmarks with every system call native, then from the code
+ * microbenchmarks (getpid to fork+execve) with every system call native, then from the code
  * cache with the null tool and with the bbcount and edges tools (every
  * block instrumented), and a macro workload (a shell pipeline). Prints
  * TSC ticks per call and ratios (QEMU TCG numbers).
@@ -9,13 +9,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,8 +62,8 @@ static int load_tool(const char *name)
 	return ret && errno != EEXIST ? -1 : 0;
 }
 
-static int pipefd[2];
-static char buf[64];
+static int pipefd[2], readyfd[2], sockfd[2], filefd;
+static char buf[64], page[4096];
 
 static void b_getpid(void) { syscall(SYS_getpid); }
 static void b_pipe(void)
@@ -77,6 +81,63 @@ static void b_mmap(void)
 	*(volatile char *)p = 1;
 	munmap(p, 4096);
 }
+static void b_read4k(void)
+{
+	if (pread(filefd, page, sizeof(page), 0) != sizeof(page))
+		abort();
+}
+static void b_write4k(void)
+{
+	if (pwrite(filefd, page, sizeof(page), 0) != sizeof(page))
+		abort();
+}
+static void b_getppid(void) { syscall(SYS_getppid); }
+static void b_fstatat(void) { struct stat st; fstatat(AT_FDCWD, "/tmp", &st, 0); }
+/* readyfd[0] always has a byte to read */
+static void b_poll(void)
+{
+	struct pollfd p = { .fd = readyfd[0], .events = POLLIN };
+
+	if (poll(&p, 1, 0) != 1)
+		abort();
+}
+static void b_select(void)
+{
+	struct timeval tv = { 0 };
+	fd_set r;
+
+	FD_ZERO(&r);
+	FD_SET(readyfd[0], &r);
+	if (select(readyfd[0] + 1, &r, NULL, NULL, &tv) != 1)
+		abort();
+}
+static void b_socket(void)
+{
+	if (send(sockfd[0], buf, sizeof(buf), 0) != sizeof(buf) ||
+	    recv(sockfd[1], buf, sizeof(buf), 0) != sizeof(buf))
+		abort();
+}
+static void b_fork(void)
+{
+	pid_t pid = fork();
+
+	if (!pid)
+		_exit(0);
+	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+		abort();
+}
+/* This program again, which exits at once (main's --exit). */
+static void b_execve(void)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		execl("/proc/self/exe", "jifl_bench", "--exit", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+		abort();
+}
 static void b_macro(void)
 {
 	if (system("ls -l /bin | sort | wc -l > /dev/null"))
@@ -93,6 +154,15 @@ static const struct bench {
 	{ "open+close", b_openclose, 3000 },
 	{ "stat", b_stat, 5000 },
 	{ "mmap+touch+munmap", b_mmap, 3000 },
+	{ "read 4 KiB", b_read4k, 5000 },
+	{ "write 4 KiB", b_write4k, 5000 },
+	{ "getppid", b_getppid, 20000 },
+	{ "fstatat", b_fstatat, 5000 },
+	{ "poll, a pipe", b_poll, 5000 },
+	{ "select, a pipe", b_select, 5000 },
+	{ "socketpair send+recv", b_socket, 3000 },
+	{ "fork+exit+wait", b_fork, 200 },
+	{ "fork+execve+wait", b_execve, 50 },
 	{ "macro: ls|sort|wc", b_macro, 10 },
 };
 
@@ -174,8 +244,15 @@ int main(int argc, char **argv)
 	size_t i, k;
 	int round;
 
-	if (pipe(pipefd))
+	if (argc > 1 && !strcmp(argv[1], "--exit"))
+		return 0;
+	filefd = open("/tmp/jifl-bench.data", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (pipe(pipefd) || pipe(readyfd) || write(readyfd[1], buf, 1) != 1 ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, sockfd) || filefd < 0 ||
+	    pwrite(filefd, page, sizeof(page), 0) != sizeof(page)) {
+		perror("jifl-bench: setup");
 		return 1;
+	}
 	if (control("syscalls all") || control("disable")) {
 		perror("/proc/jifl/control");
 		return 1;
