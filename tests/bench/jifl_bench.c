@@ -232,6 +232,57 @@ static const char *const tools[] = { "null", "bbcount", "edges" };
 #define NR_TOOLS	(sizeof(tools) / sizeof(tools[0]))
 #define NR_BENCHES	(sizeof(benches) / sizeof(benches[0]))
 
+static const char *unit(int icount)
+{
+	return icount ? "instructions per call (QEMU -icount shift=0, one vCPU)" :
+			"TSC ticks per call (QEMU TCG, not hardware)";
+}
+
+/* The JIFL columns, printed before the kprobes are set (which take long). */
+static void print_tools(int icount, const double *native, double jifl[][NR_BENCHES])
+{
+	size_t i, k;
+
+	printf("jifl-bench: best of %d alternating rounds, %s\n", ROUNDS, unit(icount));
+	printf("  %-22s %12s", "benchmark", "native");
+	for (k = 0; k < NR_TOOLS; k++)
+		printf(" %12s %6s", tools[k], "ratio");
+	printf("\n");
+	for (i = 0; i < NR_BENCHES; i++) {
+		printf("  %-22s %12.0f", benches[i].name, native[i]);
+		for (k = 0; k < NR_TOOLS; k++) {
+			if (jifl[k][i] == 1e300)
+				printf(" %12s %6s", "-", "-");
+			else
+				printf(" %12.0f %6.2f", jifl[k][i], jifl[k][i] / native[i]);
+		}
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+/*
+ * A counting kprobe on every block bbcount saw against bbcount: what
+ * instrumenting every block adds to the native cost, each way.
+ */
+static void print_kprobes(int icount, const double *native, const double *bbcount,
+			  const double *kprobes)
+{
+	size_t i;
+
+	printf("jifl-bench: kprobes on every block bbcount saw, %s\n", unit(icount));
+	printf("  %-22s %12s %12s %12s %14s\n", "benchmark", "native", "bbcount", "kprobes",
+	       "added k/b");
+	for (i = 0; i < NR_BENCHES; i++) {
+		printf("  %-22s %12.0f", benches[i].name, native[i]);
+		if (bbcount[i] == 1e300 || kprobes[i] == 1e300 || bbcount[i] <= native[i])
+			printf(" %12s %12s %14s\n", "-", "-", "-");
+		else
+			printf(" %12.0f %12.0f %14.1f\n", bbcount[i], kprobes[i],
+			       (kprobes[i] - native[i]) / (bbcount[i] - native[i]));
+	}
+}
+
 /*
  * With --icount the guest runs under QEMU's -icount shift=0, where the
  * TSC advances by one per executed instruction: the ticks are
@@ -294,6 +345,7 @@ int main(int argc, char **argv)
 		/* progress, and output for the guest runner's silence check */
 		fprintf(stderr, "jifl-bench: tool %s measured\n", tools[k]);
 	}
+	print_tools(icount, native, jifl);
 	control("tool null");
 	/* kprobes on the blocks bbcount counted, natively */
 	if (kprobe_blocks() > 0) {
@@ -304,28 +356,7 @@ int main(int argc, char **argv)
 					kprobes[i] = t;
 			}
 		}
-	}
-	printf("jifl-bench: best of %d alternating rounds, %s\n", ROUNDS,
-	       icount ? "instructions per call (QEMU -icount shift=0, one vCPU)" :
-			"TSC ticks per call (QEMU TCG, not hardware)");
-	printf("  %-22s %12s", "benchmark", "native");
-	for (k = 0; k < NR_TOOLS; k++)
-		printf(" %12s %6s", tools[k], "ratio");
-	printf(" %12s %6s %14s\n", "kprobes", "ratio", "kprobes/bbcnt");
-	for (i = 0; i < NR_BENCHES; i++) {
-		printf("  %-22s %12.0f", benches[i].name, native[i]);
-		for (k = 0; k < NR_TOOLS; k++) {
-			if (jifl[k][i] == 1e300)
-				printf(" %12s %6s", "-", "-");
-			else
-				printf(" %12.0f %6.2f", jifl[k][i], jifl[k][i] / native[i]);
-		}
-		/* what instrumenting every block adds: kprobes', bbcount's */
-		if (kprobes[i] == 1e300 || jifl[1][i] <= native[i])
-			printf(" %12s %6s %14s\n", "-", "-", "-");
-		else
-			printf(" %12.0f %6.2f %14.1f\n", kprobes[i], kprobes[i] / native[i],
-			       (kprobes[i] - native[i]) / (jifl[1][i] - native[i]));
+		print_kprobes(icount, native, jifl[1], kprobes);
 	}
 	return 0;
 }
