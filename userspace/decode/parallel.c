@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "bigstack.h"
 #include "errcode.h"
 #include "items.h"
 #include "parallel.h"
@@ -290,7 +291,7 @@ int jifl_decode_parallel(struct jifl_session *s, const struct jifl_decode_config
 	w = calloc(p.jobs, sizeof(*w));
 	err = p.q && src && w ? set_up(&p, w, s, cfg, src) : -jifl_err_nomem;
 	for (j = 0; !err && j < p.jobs; j++) {
-		if (pthread_create(&w[j].thread, NULL, work, &w[j]))
+		if (jifl_bigstack_create(&w[j].thread, work, &w[j]))
 			err = -jifl_err_nomem;
 		else
 			w[j].started = 1;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "errcode.h"
+#include "bigstack.h"
 #include "buildid_cache.h"
 #include "cpu_threads.h"
 #include "fjreader.h"
@@ -506,17 +507,23 @@ struct jifl_process *jifl_session_process(struct jifl_session *s, uint32_t pid)
 	return find_proc(s, pid);
 }
 
-int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg)
+struct decode_call {
+	struct jifl_session *s;
+	const struct jifl_decode_config *cfg;
+};
+
+/* The queues one after the other, in this thread. */
+static int decode_here(void *arg)
 {
+	struct decode_call *c = arg;
+	struct jifl_session *s = c->s;
 	size_t n = jifl_session_nr_queues(s), i;
-	struct jifl_decode_config qcfg = *cfg;
+	struct jifl_decode_config qcfg = *c->cfg;
 	struct jifl_item_source *items;
 	struct jifl_run_source *src;
 	struct jifl_qdec **qd;
 	int err = 0;
 
-	if (cfg->jobs > 1 && n > 1 && s->perf)
-		return jifl_decode_parallel(s, cfg);
 	qcfg.pt = &s->pt;
 	src = calloc(n, sizeof(*src));
 	qd = calloc(n, sizeof(*qd));
@@ -536,6 +543,16 @@ int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config 
 	free(qd);
 	free(src);
 	return err;
+}
+
+int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg)
+{
+	struct decode_call c = { .s = s, .cfg = cfg };
+
+	if (cfg->jobs > 1 && jifl_session_nr_queues(s) > 1 && s->perf)
+		return jifl_decode_parallel(s, cfg);
+	/* libipt may recurse deeply (bigstack.h): not on the caller's stack. */
+	return jifl_bigstack_call(decode_here, &c);
 }
 
 const char *jifl_session_comm(const struct jifl_session *s, uint32_t pid, uint32_t tid,
