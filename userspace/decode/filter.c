@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "errcode.h"
 #include "filter.h"
+#include "number.h"
 
 #define NS_PER_SEC	1000000000ull
 
@@ -13,15 +13,11 @@
 static int number(const char **s, uint64_t max, uint64_t *v)
 {
 	char *end;
+	int err = jifl_number_parse(*s, 10, max, &end, v);
 
-	if (!isdigit((unsigned char)**s))
-		return -jifl_err_invalid;
-	errno = 0;
-	*v = strtoull(*s, &end, 10);
-	if (errno || *v > max)
-		return -jifl_err_invalid;
-	*s = end;
-	return 0;
+	if (!err)
+		*s = end;
+	return err;
 }
 
 int jifl_filter_add_ids(struct jifl_id_list *l, const char *list)

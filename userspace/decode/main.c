@@ -3,7 +3,6 @@
  * jifl-decode: the exact instruction flow of an Intel PT trace, JIT code
  * included (Documentation/decode.rst).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -108,9 +107,7 @@ static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 /* A number in C syntax, all of @s. */
 static int address(const char *s, uint64_t *v)
 {
-	char *end;
-
-	return jifl_number_parse(s, 0, UINT64_MAX, &end, v) || *end ? -1 : 0;
+	return jifl_number_whole(s, 0, UINT64_MAX, v) ? -1 : 0;
 }
 
 /*
@@ -227,12 +224,9 @@ static int parse_fields(struct options *o, const char *arg)
 /* -j N: 1 to 1024 threads. */
 static int parse_jobs(struct options *o, const char *arg)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || !v || v > 1024)
+	if (jifl_number_whole(arg, 10, 1024, &v) || !v)
 		return fail("--jobs: expected a number from 1 to 1024, got '%s'", arg);
 	o->jobs = v;
 	return 0;

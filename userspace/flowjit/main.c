@@ -3,7 +3,6 @@
  * flowjit: record the run-time code of a program with FlowJIT, report
  * on recordings, and turn them into perf jitdump files.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <linux/flowjit.h>
 
 #include "jitdump.h"
+#include "number.h"
 #include "record.h"
 #include "report.h"
 #include "version.h"
@@ -66,14 +66,13 @@ static const char *file_arg(int argc, char **argv, const char *cmd)
 
 static int parse_num(const char *opt, const char *s, unsigned long long *v)
 {
-	char *end;
+	uint64_t n;
 
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (errno || !*s || *end || *s == '-' || !*v) {
+	if (jifl_number_whole(s, 0, UINT64_MAX, &n) || !n) {
 		fprintf(stderr, PROG ": %s: not a positive number: '%s'\n", opt, s);
 		return -1;
 	}
+	*v = n;
 	return 0;
 }
 

@@ -4,7 +4,6 @@
  * system calls and processes, off, flush it, show its counters or the
  * bbcount tool's, or run one command with it.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
@@ -72,12 +71,9 @@ static int parse_syscalls(const char *list, struct jifl_sysset *set)
 
 static int parse_pid(const char *s, pid_t *pid)
 {
-	char *end;
-	long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || !*s || *end || v < 0 || v > 0x7fffffff) {
+	if (jifl_number_whole(s, 10, INT32_MAX, &v)) {
 		fprintf(stderr, PROG ": --pid: not a process id: '%s'\n", s);
 		return -1;
 	}
@@ -88,9 +84,8 @@ static int parse_pid(const char *s, pid_t *pid)
 static int parse_top(const char *s, unsigned int *top)
 {
 	uint64_t v;
-	char *end;
 
-	if (jifl_number_parse(s, 10, UINT_MAX, &end, &v) || *end) {
+	if (jifl_number_whole(s, 10, UINT_MAX, &v)) {
 		fprintf(stderr, PROG ": --top: not a number of rows: '%s'\n", s);
 		return -1;
 	}

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +10,7 @@
 
 #include "errcode.h"
 #include "jiflproc.h"
+#include "number.h"
 
 int jifl_proc_path(const char *name, char *buf, size_t size)
 {
@@ -102,13 +102,12 @@ static int next_line(char **pos, char **key, char **value)
 /* A whole decimal number, not negative; else -jifl_err_format. */
 static int parse_num(const char *s, unsigned long long *v)
 {
-	char *end;
+	uint64_t n;
 
-	if (!isdigit((unsigned char)*s))
+	if (jifl_number_whole(s, 10, UINT64_MAX, &n))
 		return -jifl_err_format;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno || *end ? -jifl_err_format : 0;
+	*v = n;
+	return 0;
 }
 
 static int parse_control(struct jifl_proc_control *c, char *pos)

@@ -12,4 +12,7 @@
  */
 int jifl_number_parse(const char *s, int base, uint64_t max, char **end, uint64_t *v);
 
+/* The same, for a number that must be all of @s. */
+int jifl_number_whole(const char *s, int base, uint64_t max, uint64_t *v);
+
 #endif /* JIFL_NUMBER_H */

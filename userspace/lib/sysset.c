@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "errcode.h"
+#include "number.h"
 #include "sysset.h"
 
 /* Indexed by number; generated from <asm/unistd_64.h> (userspace/Makefile). */
@@ -45,16 +45,10 @@ int jifl_sysset_has(const struct jifl_sysset *set, unsigned int nr)
 /* A decimal number below JIFL_SYSSET_MAX, all of @s; else -jifl_err_invalid. */
 static int number(const char *s)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
+	int err = jifl_number_whole(s, 10, JIFL_SYSSET_MAX - 1, &v);
 
-	if (!isdigit((unsigned char)*s))
-		return -jifl_err_invalid;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v >= JIFL_SYSSET_MAX)
-		return -jifl_err_invalid;
-	return v;
+	return err ? err : (int)v;
 }
 
 /* Add one item ("read", "39" or "100-110") to @set. */

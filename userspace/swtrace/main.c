@@ -13,6 +13,7 @@
 
 #include "buildid_cache.h"
 #include "errcode.h"
+#include "number.h"
 #include "recorder.h"
 #include "tracer.h"
 #include "version.h"
@@ -59,11 +60,7 @@ static void usage(FILE *f)
 
 static int parse_u64(const char *opt, const char *s, uint64_t *v)
 {
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (errno || !*s || *end || *s == '-') {
+	if (jifl_number_whole(s, 0, UINT64_MAX, v)) {
 		fprintf(stderr, PROG ": %s: not a number: '%s'\n", opt, s);
 		return -1;
 	}
