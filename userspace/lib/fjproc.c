@@ -2,9 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "command.h"
 #include "errcode.h"
 #include "fjproc.h"
 
@@ -100,15 +100,5 @@ void jifl_fjproc_close(struct jifl_fjproc *p)
 
 int jifl_fjproc_control(const char *cmd)
 {
-	int fd = open(JIFL_FJPROC_CONTROL, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int saved;
-
-	if (fd < 0)
-		return -jifl_err_io;
-	n = write(fd, cmd, strlen(cmd));
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return n < 0 ? -jifl_err_io : 0;
+	return jifl_command_write(JIFL_FJPROC_CONTROL, cmd);
 }

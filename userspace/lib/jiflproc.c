@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "command.h"
 #include "errcode.h"
 #include "jiflproc.h"
 #include "number.h"
@@ -196,17 +197,11 @@ long long jifl_proc_stat(const struct jifl_proc_stats *s, const char *key)
 /* Write @cmd to file @name in one write(), as the kernel takes commands. */
 static int write_file(const char *name, const char *cmd)
 {
-	ssize_t n;
-	int fd, saved;
+	char path[PATH_MAX];
 
-	fd = open_file(name, O_WRONLY);
-	if (fd < 0)
+	if (jifl_proc_path(name, path, sizeof(path)))
 		return -jifl_err_io;
-	n = write(fd, cmd, strlen(cmd));
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return n < 0 ? -jifl_err_io : 0;
+	return jifl_command_write(path, cmd);
 }
 
 int jifl_proc_command(const char *cmd)

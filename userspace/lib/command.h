@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Commands to the kernel's control files (/proc/jifl, /proc/flowjit). */
+#ifndef JIFL_COMMAND_H
+#define JIFL_COMMAND_H
+
+/*
+ * Write @cmd to the file at @path in one write(), as the kernel takes
+ * commands. Returns 0 or -jifl_err_io with errno set.
+ */
+int jifl_command_write(const char *path, const char *cmd);
+
+#endif /* JIFL_COMMAND_H */
