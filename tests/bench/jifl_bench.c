@@ -18,10 +18,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../guest/jifl_module.h"
 
 static int control(const char *cmd)
 {
@@ -47,19 +48,12 @@ static double now(void)
 /* Load the module jifl_@name of JIFL's tools (no error if loaded). */
 static int load_tool(const char *name)
 {
-	char path[256];
-	struct utsname u;
-	int fd, ret;
+	char mod[64];
+	int ret;
 
-	uname(&u);
-	snprintf(path, sizeof(path), "/lib/modules/%s/kernel/arch/x86/jifl/tools/jifl_%s.ko",
-		 u.release, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	close(fd);
-	return ret && errno != EEXIST ? -1 : 0;
+	snprintf(mod, sizeof(mod), "jifl_%s", name);
+	ret = jifl_module_load(mod);
+	return ret && ret != -EEXIST ? -1 : 0;
 }
 
 static int pipefd[2], readyfd[2], sockfd[2], filefd;

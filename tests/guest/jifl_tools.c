@@ -14,39 +14,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "guest_harness.h"
+#include "jifl_module.h"
 #include "proc_util.h"
 
 #define BBCOUNT "jifl_bbcount"
 #ifndef ROUNDS
 #define ROUNDS 100
 #endif
-
-static int load_module(const char *name)
-{
-	char path[256];
-	struct utsname u;
-	int fd, ret;
-
-	uname(&u);
-	snprintf(path, sizeof(path), "/lib/modules/%s/kernel/arch/x86/jifl/tools/%s.ko",
-		 u.release, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int unload_module(const char *name)
-{
-	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
-}
 
 static char out[1 << 20];
 
@@ -100,9 +78,9 @@ FIXTURE_TEARDOWN(tools)
 	jifl_control("disable");
 	jifl_control("pid 0");
 	jifl_control("tool null");
-	unload_module(BBCOUNT);
-	unload_module("jifl_edges");
-	unload_module("jifl_kprobe_blocks");
+	jifl_module_unload(BBCOUNT);
+	jifl_module_unload("jifl_edges");
+	jifl_module_unload("jifl_kprobe_blocks");
 }
 
 TEST_F(tools, bbcount_counts_every_getpid)
@@ -111,7 +89,7 @@ TEST_F(tools, bbcount_counts_every_getpid)
 	long long got;
 	int i;
 
-	ASSERT_EQ(0, load_module(BBCOUNT));
+	ASSERT_EQ(0, jifl_module_load(BBCOUNT));
 	ASSERT_EQ(0, jifl_control("tool bbcount"));
 	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
 	ASSERT_EQ(0, jifl_control(pid));
@@ -147,7 +125,7 @@ TEST_F(tools, edges_taken_plus_not_taken_is_executions)
 	memset(buf, 1, sizeof(buf));
 	fd = open("/dev/zero", O_RDONLY);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, load_module("jifl_edges"));
+	ASSERT_EQ(0, jifl_module_load("jifl_edges"));
 	ASSERT_EQ(0, jifl_control("tool edges"));
 	snprintf(cmd, sizeof(cmd), "pid %d", (int)getpid());
 	ASSERT_EQ(0, jifl_control(cmd));
@@ -182,7 +160,7 @@ TEST_F(tools, edges_taken_plus_not_taken_is_executions)
 	EXPECT_LE(1, both);
 	EXPECT_EQ(0, bad);
 	ASSERT_EQ(0, jifl_control("tool null"));
-	EXPECT_EQ(0, unload_module("jifl_edges"));
+	EXPECT_EQ(0, jifl_module_unload("jifl_edges"));
 }
 
 /*
@@ -227,7 +205,7 @@ TEST_F_TIMEOUT(tools, kprobes_on_every_block_bbcount_saw, 900)
 	char line[256], *p;
 	int fd;
 
-	ASSERT_EQ(0, load_module(BBCOUNT));
+	ASSERT_EQ(0, jifl_module_load(BBCOUNT));
 	ASSERT_EQ(0, jifl_control("tool bbcount"));
 	ASSERT_EQ(0, jifl_control("syscalls all"));
 	ASSERT_EQ(0, jifl_control("pid 0"));
@@ -236,7 +214,7 @@ TEST_F_TIMEOUT(tools, kprobes_on_every_block_bbcount_saw, 900)
 	ASSERT_EQ(0, jifl_control("disable"));
 	file_read("/proc/jifl/tool", out, sizeof(out));
 	TH_LOG("bbcount's blocks read; putting kprobes on them");
-	ASSERT_EQ(0, load_module("jifl_kprobe_blocks"));
+	ASSERT_EQ(0, jifl_module_load("jifl_kprobe_blocks"));
 	fd = open("/proc/jifl_kprobe_blocks", O_WRONLY);
 	ASSERT_LE(0, fd);
 	for (p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
@@ -264,7 +242,7 @@ TEST_F_TIMEOUT(tools, kprobes_on_every_block_bbcount_saw, 900)
 	       hits, skipped);
 	EXPECT_LE(100, probes);
 	EXPECT_LE((unsigned long long)probes, hits);
-	EXPECT_EQ(0, unload_module("jifl_kprobe_blocks"));
+	EXPECT_EQ(0, jifl_module_unload("jifl_kprobe_blocks"));
 }
 
 /* System calls in a loop, on CPU @cpu, until killed. */
@@ -308,7 +286,7 @@ TEST_F_TIMEOUT(tools, unload_under_load_100_times, 1500)
 	for (round = 0; round < ROUNDS && !failed; round++) {
 		long long c;
 
-		failed = load_module(BBCOUNT) || jifl_control("tool bbcount");
+		failed = jifl_module_load(BBCOUNT) || jifl_control("tool bbcount");
 		if (failed) {
 			TH_LOG("round %d: load or select failed: %s", round, strerror(errno));
 			break;
@@ -316,7 +294,7 @@ TEST_F_TIMEOUT(tools, unload_under_load_100_times, 1500)
 		usleep(20000);
 		c = syscall_count("getppid");
 		counted += c > 0;
-		failed = unload_module(BBCOUNT) != 0;
+		failed = jifl_module_unload(BBCOUNT) != 0;
 		if (failed)
 			TH_LOG("round %d: unload failed", round);
 		/* gone: selecting it fails */
