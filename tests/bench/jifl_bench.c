@@ -4,7 +4,8 @@
  * microbenchmarks (getpid to fork+execve) with every system call native, then from the code
  * cache with the null tool and with the bbcount and edges tools (every
  * block instrumented), and a macro workload (a shell pipeline). Prints
- * TSC ticks per call and ratios (QEMU TCG numbers).
+ * TSC ticks per call and ratios (QEMU TCG numbers), and JIFL's own
+ * counters per call with the null tool: where the extra goes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -120,13 +121,20 @@ static void b_fork(void)
 	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
 		abort();
 }
-/* This program again, which exits at once (main's --exit). */
+/*
+ * This program again, which exits at once (main's --exit), from its copy
+ * in tmpfs: executed from the 9p share, each page it faults in is a round
+ * trip to the host, and under -icount the guest's idle wait for it shows
+ * as millions of "instructions" (the clock jumps to the next timer).
+ */
+#define EXE_COPY	"/tmp/jifl-bench-exe"
+
 static void b_execve(void)
 {
 	pid_t pid = fork();
 
 	if (!pid) {
-		execl("/proc/self/exe", "jifl_bench", "--exit", (char *)NULL);
+		execl(EXE_COPY, "jifl_bench", "--exit", (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
@@ -160,18 +168,96 @@ static const struct bench {
 	{ "macro: ls|sort|wc", b_macro, 10 },
 };
 
+#define NR_BENCHES	(sizeof(benches) / sizeof(benches[0]))
+
+/*
+ * Idle ticks of the guest (idle + iowait in /proc/stat). Under -icount an
+ * idle vCPU's clock jumps to the next timer, so a measurement during
+ * which the guest idled (waiting for the 9p share, say) counts time, not
+ * instructions; such benchmarks are named after the table.
+ */
+static unsigned long long idle_ticks(void)
+{
+	unsigned long long user, nice, sys, idle = 0, iowait = 0;
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu", &user, &nice, &sys, &idle,
+			&iowait) != 5)
+		idle = iowait = 0;
+	if (f)
+		fclose(f);
+	return idle + iowait;
+}
+
+static unsigned long long idled[NR_BENCHES];
+
 /* Ticks per call of @b, the best of one round of @b->iters calls. */
 static double run(const struct bench *b)
 {
-	double t0 = now();
+	unsigned long long idle0 = idle_ticks();
+	double t0 = now(), t;
 	int i;
 
 	for (i = 0; i < b->iters; i++)
 		b->fn();
-	return (now() - t0) / b->iters;
+	t = (now() - t0) / b->iters;
+	idled[b - benches] += idle_ticks() - idle0;
+	return t;
 }
 
+#ifndef ROUNDS
 #define ROUNDS	5
+#endif
+
+/* Copy /proc/self/exe to EXE_COPY; 0 or -1. */
+static int copy_exe(void)
+{
+	int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	int out = open(EXE_COPY, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	char chunk[65536];
+	ssize_t n = -1;
+
+	while (in >= 0 && out >= 0 && (n = read(in, chunk, sizeof(chunk))) > 0)
+		if (write(out, chunk, n) != n) {
+			n = -1;
+			break;
+		}
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out))
+		n = -1;
+	return n == 0 ? 0 : -1;
+}
+
+/*
+ * Where JIFL's time goes, per call of each benchmark with the null tool
+ * (the counters of /proc/jifl/stats, summed over the measured rounds).
+ */
+static const char *const stat_names[] = {
+	"entries", "exits", "lookups", "lookup_misses", "predicted_returns",
+	"fault_exits", "blocks", "flushes", "invalidations",
+};
+#define NR_STATS	(sizeof(stat_names) / sizeof(stat_names[0]))
+
+static int read_stats(unsigned long long *v)
+{
+	char line[128], key[64];
+	unsigned long long x;
+	FILE *f = fopen("/proc/jifl/stats", "r");
+	size_t s, found = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63[^:]: %llu", key, &x) == 2)
+			for (s = 0; s < NR_STATS; s++)
+				if (!strcmp(key, stat_names[s])) {
+					v[s] = x;
+					found++;
+				}
+	fclose(f);
+	return found == NR_STATS ? 0 : -1;
+}
 
 /* The blocks bbcount saw, for kprobes at the same addresses. */
 static unsigned long blocks[8192];
@@ -224,7 +310,6 @@ static long kprobe_blocks(void)
 /* The tools each JIFL column runs with. */
 static const char *const tools[] = { "null", "bbcount", "edges" };
 #define NR_TOOLS	(sizeof(tools) / sizeof(tools[0]))
-#define NR_BENCHES	(sizeof(benches) / sizeof(benches[0]))
 
 static const char *unit(int icount)
 {
@@ -250,6 +335,37 @@ static void print_tools(int icount, const double *native, double jifl[][NR_BENCH
 			else
 				printf(" %12.0f %6.2f", jifl[k][i], jifl[k][i] / native[i]);
 		}
+		printf("\n");
+	}
+	for (i = 0, k = 0; i < NR_BENCHES; i++)
+		if (idled[i]) {
+			printf("%s %s (%llu ticks)", k++ ? "," : "jifl-bench: the guest idled during",
+			       benches[i].name, idled[i]);
+		}
+	printf(k ? "\n" : "jifl-bench: the guest never idled while measuring\n");
+	fflush(stdout);
+}
+
+/* The null tool's counters per call, from the measured rounds. */
+static void print_where(unsigned long long where[][NR_STATS])
+{
+	static const char *const heads[NR_STATS] = {
+		"entries", "exits", "lookups", "misses", "pred.ret", "faultex",
+		"blocks", "flushes", "inval",
+	};
+	size_t i, s;
+
+	printf("jifl-bench: null tool, per call (/proc/jifl/stats over %d rounds)\n", ROUNDS);
+	printf("  %-22s", "benchmark");
+	for (s = 0; s < NR_STATS; s++)
+		printf(" %9s", heads[s]);
+	printf("\n");
+	for (i = 0; i < NR_BENCHES; i++) {
+		double calls = (double)benches[i].iters * ROUNDS;
+
+		printf("  %-22s", benches[i].name);
+		for (s = 0; s < NR_STATS; s++)
+			printf(" %9.2f", where[i][s] / calls);
 		printf("\n");
 	}
 	fflush(stdout);
@@ -289,7 +405,10 @@ int main(int argc, char **argv)
 {
 	int icount = 0, with_kprobes = 1, a;
 	double native[NR_BENCHES], jifl[NR_TOOLS][NR_BENCHES], kprobes[NR_BENCHES], t;
-	size_t i, k;
+	unsigned long long before[NR_STATS], after[NR_STATS], base[NR_STATS];
+	static unsigned long long where[NR_BENCHES][NR_STATS];
+	int have_stats;
+	size_t i, k, s;
 	int round;
 
 	for (a = 1; a < argc; a++) {
@@ -298,10 +417,19 @@ int main(int argc, char **argv)
 		icount |= !strcmp(argv[a], "--icount");
 		with_kprobes &= !!strcmp(argv[a], "--no-kprobes");
 	}
+	/*
+	 * Work in tmpfs: the shell of the macro workload looks at its
+	 * working directory ($PWD too), and on the 9p share that is a wait
+	 * for the host.
+	 */
+	if (chdir("/tmp") || setenv("PWD", "/tmp", 1)) {
+		perror("jifl-bench: /tmp");
+		return 1;
+	}
 	filefd = open("/tmp/jifl-bench.data", O_RDWR | O_CREAT | O_TRUNC, 0600);
 	if (pipe(pipefd) || pipe(readyfd) || write(readyfd[1], buf, 1) != 1 ||
 	    socketpair(AF_UNIX, SOCK_STREAM, 0, sockfd) || filefd < 0 ||
-	    pwrite(filefd, page, sizeof(page), 0) != sizeof(page)) {
+	    pwrite(filefd, page, sizeof(page), 0) != sizeof(page) || copy_exe()) {
 		perror("jifl-bench: setup");
 		return 1;
 	}
@@ -309,6 +437,12 @@ int main(int argc, char **argv)
 		perror("/proc/jifl/control");
 		return 1;
 	}
+	/* what reading the counters itself adds, taken off each reading */
+	control("enable");
+	have_stats = !read_stats(before) && !read_stats(before) && !read_stats(after);
+	for (s = 0; s < NR_STATS; s++)
+		base[s] = after[s] - before[s];
+	control("disable");
 	for (i = 0; i < NR_BENCHES; i++) {
 		native[i] = kprobes[i] = 1e300;
 		for (k = 0; k < NR_TOOLS; k++)
@@ -335,9 +469,14 @@ int main(int argc, char **argv)
 				if (round && t < native[i])
 					native[i] = t;
 				control("enable");
+				have_stats &= !read_stats(before);
 				t = run(&benches[i]);
+				have_stats &= !read_stats(after);
 				if (round && t < jifl[k][i])
 					jifl[k][i] = t;
+				for (s = 0; round && k == 0 && s < NR_STATS; s++)
+					if (after[s] - before[s] > base[s])
+						where[i][s] += after[s] - before[s] - base[s];
 			}
 		}
 		control("disable");
@@ -347,6 +486,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jifl-bench: tool %s measured\n", tools[k]);
 	}
 	print_tools(icount, native, jifl);
+	if (have_stats)
+		print_where(where);
 	control("tool null");
 	/* kprobes on the blocks bbcount counted, natively */
 	if (with_kprobes && kprobe_blocks() > 0) {
