@@ -10,6 +10,9 @@
 # swt_thread-static 200: four threads on two virtual CPUs, queue by
 # queue merged in time order (BENCH_PERCPU_DATA=perf.data: that one).
 # jifl-decode with -j 1 (the queues one after the other) and -j 2.
+# With --insn the workers decode while the main thread prints; with
+# --stats alone the merge of every item costs more than it saves, which
+# is why -j defaults to 1 there.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -79,6 +82,8 @@ read -r pt_insn pm_insn <<< "$(measure "$top/build/bin/jifl-decode" -j 1 -i "$pd
 read -r pt_insn2 pm_insn2 <<< "$(measure "$top/build/bin/jifl-decode" -j 2 -i "$pdata" --insn)"
 read -r pt_stats pm_stats <<< "$(measure "$top/build/bin/jifl-decode" -j 1 -i "$pdata" --stats --decoder insn)"
 read -r pt_stats2 pm_stats2 <<< "$(measure "$top/build/bin/jifl-decode" -j 2 -i "$pdata" --stats --decoder insn)"
+read -r pt_bstats pm_bstats <<< "$(measure "$top/build/bin/jifl-decode" -j 1 -i "$pdata" --stats)"
+read -r pt_bstats2 pm_bstats2 <<< "$(measure "$top/build/bin/jifl-decode" -j 2 -i "$pdata" --stats)"
 read -r pt_perf pm_perf <<< "$(measure perf script -i "$pdata" --itrace=i1i)"
 printf 'decode-bench: %s instructions, per-CPU trace of 4 threads on 2 CPUs (best of 3)\n' "${pinsns:-?}"
 printf '  %-42s %8s %10s\n' "decoder" "seconds" "peak KiB"
@@ -87,9 +92,12 @@ printf '  %-42s %8s %10s\n' "jifl-decode --insn -j 1" "$pt_insn" "$pm_insn"
 printf '  %-42s %8s %10s\n' "jifl-decode --insn -j 2" "$pt_insn2" "$pm_insn2"
 printf '  %-42s %8s %10s\n' "jifl-decode --stats --decoder insn -j 1" "$pt_stats" "$pm_stats"
 printf '  %-42s %8s %10s\n' "jifl-decode --stats --decoder insn -j 2" "$pt_stats2" "$pm_stats2"
+printf '  %-42s %8s %10s\n' "jifl-decode --stats (default block) -j 1" "$pt_bstats" "$pm_bstats"
+printf '  %-42s %8s %10s\n' "jifl-decode --stats (default block) -j 2" "$pt_bstats2" "$pm_bstats2"
 awk -v p="$pt_perf" -v i="$pt_insn" -v i2="$pt_insn2" -v s="$pt_stats" -v s2="$pt_stats2" \
-    'function r(x) { return x < 0.01 ? 0.01 : x } BEGIN {
+    -v b="$pt_bstats" -v b2="$pt_bstats2" 'function r(x) { return x < 0.01 ? 0.01 : x } BEGIN {
 	printf "ratio perf script / jifl-decode --insn -j 1, per CPU: %.2f\n", p / r(i)
 	printf "ratio perf script / jifl-decode --insn -j 2, per CPU: %.2f\n", p / r(i2)
 	printf "ratio -j 1 / -j 2, --insn:                            %.2f\n", i / r(i2)
-	printf "ratio -j 1 / -j 2, --stats --decoder insn:            %.2f\n", s / r(s2) }'
+	printf "ratio -j 1 / -j 2, --stats --decoder insn:            %.2f\n", s / r(s2)
+	printf "ratio -j 1 / -j 2, --stats (block; /usr/bin/time has 10 ms): %.2f\n", b / r(b2) }'

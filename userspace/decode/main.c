@@ -55,7 +55,8 @@ static const char usage[] =
 "                       insn for --insn, block otherwise\n"
 "  -j, --jobs N         threads decoding the trace's queues (per CPU or per\n"
 "                       thread) at once, the output still in time order;\n"
-"                       default: the CPUs online, at most 8; 1: one by one\n"
+"                       default: the CPUs online, at most 8 (1 for --stats\n"
+"                       alone); 1: one by one\n"
 "      --pid PID[,PID...]  only these processes' instructions and gaps\n"
 "      --tid TID[,TID...]  only these threads'\n"
 "      --time FROM,TO   only those at times FROM to TO (seconds, as printed; either\n"
@@ -436,10 +437,16 @@ int main(int argc, char **argv)
 	cfg.ops = jifl_printer_ops(p);
 	cfg.ctx = p;
 	cfg.kind = decoder_kind(&o);
-	/* Each thread has a session of its own: by default at most 8 of them. */
+	/*
+	 * Each thread has a session of its own: by default at most 8 of
+	 * them, and one for --stats alone, where handing the items over to
+	 * the merge costs more than decoding the queues at once saves.
+	 */
 	cfg.jobs = o.jobs ? o.jobs : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (!o.jobs && cfg.jobs > 8)
 		cfg.jobs = 8;
+	if (!o.jobs && o.mode == JIFL_PRINT_NONE)
+		cfg.jobs = 1;
 	if (want_progress(&o) && !jifl_progress_new(&pg, stderr, jifl_session_trace_size(s))) {
 		cfg.progress = progress;
 		cfg.progress_arg = pg;
