@@ -216,7 +216,8 @@ static uint64_t time_of_line(const char *path, size_t n)
 
 /*
  * --time @span must print exactly the lines of the full listing whose
- * time lies in [@from, @to], with both decoders.
+ * time lies in [@from, @to], with both decoders; when there are none,
+ * jifl-decode says so and exits 1.
  */
 static void expect_span(struct __test_metadata *_metadata, FIXTURE_DATA(opts) *self,
 			const char *span, uint64_t from, uint64_t to)
@@ -229,13 +230,21 @@ static void expect_span(struct __test_metadata *_metadata, FIXTURE_DATA(opts) *s
 	want = lines_between(all, from, to, &nr);
 	ASSERT_NE(NULL, want);
 	for (d = 0; d < NR_DECODERS; d++) {
-		EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out),
-				     "%s -i %s --decoder %s --time %s > %s", decoder(), self->data,
-				     decoders[d], span, part)) TH_LOG("%s: %s", span, self->out);
+		EXPECT_EQ(nr ? 0 : 1, cmd_run(self->out, sizeof(self->out),
+					      "%s -i %s --decoder %s --time %s > %s", decoder(),
+					      self->data, decoders[d], span, part))
+			TH_LOG("%s: %s", span, self->out);
+		/* the listing, and stderr with it */
 		got = slurp(part);
 		ASSERT_NE(NULL, got);
-		EXPECT_EQ(strlen(want), strlen(got)) TH_LOG("--time %s: %zu lines wanted", span, nr);
-		EXPECT_EQ(0, strcmp(want, got)) TH_LOG("--time %s", span);
+		if (nr) {
+			EXPECT_EQ(strlen(want), strlen(got))
+				TH_LOG("--time %s: %zu lines wanted", span, nr);
+			EXPECT_EQ(0, strcmp(want, got)) TH_LOG("--time %s", span);
+		} else {
+			EXPECT_STREQ("jifl-decode: no instruction of the trace passed --pid, "
+				     "--tid and --time\n", got);
+		}
 		free(got);
 	}
 	free(want);
@@ -279,6 +288,13 @@ TEST_F(opts, time_span)
 	expect_span(_metadata, self, span, 0, tb / 1000000000 * 1000000000);
 	snprintf(span, sizeof(span), "%s,%s", a, a);
 	expect_span(_metadata, self, span, ta, ta);
+	/*
+	 * Nothing: a span that ends before the trace. (The span above that
+	 * ends at tb's whole second is empty too when the trace starts in
+	 * that second, which depends on when it was recorded.)
+	 */
+	snprintf(span, sizeof(span), ",%" PRIu64, ta / 1000000000 - 1);
+	expect_span(_metadata, self, span, 0, (ta / 1000000000 - 1) * 1000000000);
 }
 
 TEST_F(opts, fields)
