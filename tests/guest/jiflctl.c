@@ -2,11 +2,13 @@
 /*
  * jiflctl in the guest: every command changes /proc/jifl/control and
  * /proc/jifl/stats as it says, "run" covers exactly the command's process
+ * and the processes it creates (its process alone with --no-children)
  * and leaves its output unchanged, and bad input fails cleanly, leaving
  * the settings as they were.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +235,115 @@ TEST_F(jiflctl, run_filters_the_command)
 	EXPECT_STREQ("0", control("pid"));
 }
 
+/* "jiflctl getppid N", as the descendants of the tests below run it */
+#define GETPPIDS	1000
+
+static int getppid_child(long n)
+{
+	while (n-- > 0)
+		syscall(SYS_getppid);
+	return 0;
+}
+
+/* Our process calls getppid() GETPPIDS times once @go is readable. */
+static pid_t getppid_waiter(int go[2])
+{
+	pid_t pid = fork();
+	char c;
+
+	if (pid == 0) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) == 1 ? getppid_child(GETPPIDS) : 1);
+	}
+	return pid;
+}
+
+/*
+ * Let the waiter @pid go and wait for it: how many system calls ran
+ * from the cache meanwhile, or -1 when it failed.
+ */
+static long long release(int go[2], pid_t pid)
+{
+	long long before = jifl_stat("entries");
+	int status, ok;
+
+	close(go[0]);
+	ok = write(go[1], "", 1) == 1 && waitpid(pid, &status, 0) == pid &&
+	     WIFEXITED(status) && !WEXITSTATUS(status);
+	close(go[1]);
+	return ok ? jifl_stat("entries") - before : -1;
+}
+
+/*
+ * The command's grandchild calls getppid() GETPPIDS times: counted with
+ * the default, not with --no-children (the shells call it once each).
+ */
+TEST_F(jiflctl, run_covers_the_commands_children)
+{
+	char self[PATH_MAX], cmd[PATH_MAX + 64];
+	long long all, alone;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	ASSERT_LT(0, n);
+	self[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "/bin/busybox sh -c '%s getppid %d'; true", self, GETPPIDS);
+	ASSERT_EQ(0, JIFLCTL("run", "--syscalls", "getppid", "--",
+			     "/bin/busybox", "sh", "-c", cmd));
+	all = counter(err, "\n  %s ", "entries");
+	ASSERT_EQ(0, JIFLCTL("run", "--no-children", "--syscalls", "getppid", "--",
+			     "/bin/busybox", "sh", "-c", cmd));
+	alone = counter(err, "\n  %s ", "entries");
+	TH_LOG("getppid() from the cache: %lld with the children, %lld without", all, alone);
+	EXPECT_LE(GETPPIDS, all);
+	EXPECT_LE(0, alone);
+	EXPECT_GT(10, alone);
+	EXPECT_STREQ("0", control("pid"));
+	EXPECT_STREQ("0", control("tree"));
+}
+
+/*
+ * enable --pid P --children: P's children from then on are selected,
+ * not one it created before, nor P's parent.
+ */
+TEST_F(jiflctl, enable_children_selects_later_children)
+{
+	int early_go[2], late_go[2], alone_go[2];
+	pid_t early, late, alone;
+	long long counted;
+	char pid[16];
+
+	ASSERT_EQ(0, pipe(early_go));
+	ASSERT_EQ(0, pipe(late_go));
+	ASSERT_EQ(0, pipe(alone_go));
+	early = getppid_waiter(early_go);
+	ASSERT_LT(0, early);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "getppid", "--pid", pid, "--children"));
+	EXPECT_STREQ(pid, control("pid"));
+	EXPECT_STREQ("1", control("tree"));
+	ASSERT_EQ(0, JIFLCTL("status"));
+	EXPECT_NE(NULL, strstr(out, "(and the processes it creates)")) TH_LOG("%s", out);
+	late = getppid_waiter(late_go);
+	ASSERT_LT(0, late);
+
+	counted = release(early_go, early);
+	TH_LOG("a child from before: %lld from the cache", counted);
+	EXPECT_LE(0, counted);
+	EXPECT_GT(GETPPIDS / 2, counted);
+	counted = release(late_go, late);
+	TH_LOG("a child from after: %lld from the cache", counted);
+	EXPECT_LE(GETPPIDS, counted);
+
+	/* back to one process: the marks of the tree are stale */
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "getppid", "--pid", pid));
+	EXPECT_STREQ("0", control("tree"));
+	alone = getppid_waiter(alone_go);
+	ASSERT_LT(0, alone);
+	counted = release(alone_go, alone);
+	EXPECT_LE(0, counted);
+	EXPECT_GT(GETPPIDS / 2, counted);
+}
+
 TEST_F(jiflctl, run_restores_settings_and_exit_status)
 {
 	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "getpid", "--pid", "1"));
@@ -274,6 +385,9 @@ static const struct {
 	{ { "frobnicate" }, 2, "jiflctl: unknown command 'frobnicate'\n" },
 	{ { "run" }, 2, "jiflctl: run: no command" },
 	{ { "run", "--pid", "1", "--", "true" }, 2, "jiflctl: run: no option --pid\n" },
+	{ { "enable", "--children" }, 2, "jiflctl: enable: --children needs --pid\n" },
+	{ { "enable", "--no-children" }, 2, "jiflctl: enable: no option --no-children\n" },
+	{ { "enable", "--pid", "999999", "--children" }, 1, "jiflctl: --pid: no process 999999\n" },
 };
 
 TEST_F(jiflctl, bad_input_fails_cleanly)
@@ -361,4 +475,9 @@ TEST_F(jiflctl, kernel_without_jifl)
 	EXPECT_NE(NULL, strstr(err, "CONFIG_JIFL"));
 }
 
-TEST_HARNESS_MAIN
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "getppid"))
+		return getppid_child(atol(argv[2]));
+	return guest_harness_run(argc, argv);
+}

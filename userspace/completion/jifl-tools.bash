@@ -128,12 +128,12 @@ _jiflctl()
 	esac
 	$split && return
 	case ${words[1]} in
-	enable) opts='--syscalls --pid' ;;
+	enable) opts='--syscalls --pid --children' ;;
 	stats) opts='--json' ;;
 	bbcount) opts='--top --reset' ;;
 	run)
 		_jifl_command 2 '-s|--syscalls' && return
-		opts='--syscalls --quiet'
+		opts='--syscalls --no-children --quiet'
 		;;
 	tool)
 		# null is the one tool every JIFL kernel has; bbcount a module's.

@@ -95,7 +95,7 @@ static int set_syscalls(const struct jifl_sysset *set)
 	return err;
 }
 
-int ctl_apply(const struct jifl_sysset *set, pid_t pid, int enable)
+int ctl_apply(const struct jifl_sysset *set, pid_t pid, int tree, int enable)
 {
 	int err;
 
@@ -109,9 +109,9 @@ int ctl_apply(const struct jifl_sysset *set, pid_t pid, int enable)
 	err = set_syscalls(set);
 	if (err)
 		return err;
-	err = jifl_proc_set_pid(pid);
+	err = jifl_proc_set_pid(pid, tree);
 	if (err) {
-		ctl_error("pid", err);
+		ctl_error(tree ? "tree" : "pid", err);
 		return err;
 	}
 	if (enable) {
@@ -128,7 +128,7 @@ int ctl_enable(const struct ctl_opts *o)
 		fprintf(stderr, PROG ": --pid: no process %d\n", (int)o->pid);
 		return 1;
 	}
-	return ctl_apply(&o->syscalls, o->pid, 1) ? 1 : 0;
+	return ctl_apply(&o->syscalls, o->pid, o->tree > 0, 1) ? 1 : 0;
 }
 
 int ctl_disable(const struct ctl_opts *o __attribute__((unused)))

@@ -13,6 +13,7 @@
 struct ctl_opts {
 	struct jifl_sysset syscalls;
 	pid_t pid;		/* 0: every process */
+	int tree;		/* and the processes it creates; run: -1 unset */
 	int json;
 	int quiet;
 	int reset;
@@ -30,10 +31,11 @@ void ctl_file_error(const char *name, int err);
 int ctl_read(struct jifl_proc_control *c, struct jifl_proc_stats *s);
 
 /*
- * Set the system calls and the pid filter, then enable; or, with
- * @enable 0, disable first. Prints what failed.
+ * Set the system calls and the pid filter (with @tree, the processes
+ * @pid creates too), then enable; or, with @enable 0, disable first.
+ * Prints what failed.
  */
-int ctl_apply(const struct jifl_sysset *set, pid_t pid, int enable);
+int ctl_apply(const struct jifl_sysset *set, pid_t pid, int tree, int enable);
 
 /* The commands. They return the tool's exit status. */
 int ctl_status(const struct ctl_opts *o);

@@ -20,23 +20,26 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: " PROG " status\n"
-		"       " PROG " enable [--syscalls SET] [--pid PID]\n"
+		"       " PROG " enable [--syscalls SET] [--pid PID [--children]]\n"
 		"       " PROG " disable\n"
 		"       " PROG " flush\n"
 		"       " PROG " tool NAME\n"
 		"       " PROG " stats [--json]\n"
 		"       " PROG " bbcount [--top N] [--reset]\n"
-		"       " PROG " run [--syscalls SET] [--quiet] -- COMMAND [ARGS...]\n"
+		"       " PROG " run [--syscalls SET] [--no-children] [--quiet] -- COMMAND [ARGS...]\n"
 		"\n"
 		"status: settings and counters; enable: run system calls from the\n"
 		"code cache; flush: drop the translations; tool: instrument every\n"
 		"block with the kernel's tool NAME (null: none); bbcount: the blocks\n"
 		"that tool bbcount counted, most run first; run: COMMAND alone with\n"
-		"JIFL, then its counters on stderr, and exit as COMMAND did.\n"
+		"JIFL (and the processes it creates), then its counters on stderr,\n"
+		"and exit as COMMAND did.\n"
 		"\n"
 		"  -s, --syscalls SET  all (default), none, or names, numbers and\n"
 		"                      ranges: read,write,39,100-110\n"
 		"  -p, --pid PID       only this process (default 0: all)\n"
+		"  -c, --children      enable: and the processes PID creates from now on\n"
+		"  -C, --no-children   run: COMMAND's process alone, not its children\n"
 		"  -j, --json          stats as one JSON object\n"
 		"  -q, --quiet         run: no counters\n"
 		"  -t, --top N         bbcount: the N most run blocks (default 20; 0: all)\n"
@@ -107,13 +110,13 @@ static const struct command {
 	int (*fn)(const struct ctl_opts *o);
 } commands[] = {
 	{ "status", "", ctl_status },
-	{ "enable", "sp", ctl_enable },
+	{ "enable", "spc", ctl_enable },
 	{ "disable", "", ctl_disable },
 	{ "flush", "", ctl_flush },
 	{ "tool", "", ctl_tool },
 	{ "stats", "j", ctl_stats },
 	{ "bbcount", "tr", ctl_bbcount },
-	{ "run", "sq", ctl_run },
+	{ "run", "sqcC", ctl_run },
 };
 
 static int parse_opts(const struct command *cmd, int argc, char **argv,
@@ -122,6 +125,8 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 	static const struct option opts[] = {
 		{ "syscalls", required_argument, NULL, 's' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "children", no_argument, NULL, 'c' },
+		{ "no-children", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "top", required_argument, NULL, 't' },
@@ -134,7 +139,7 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 	jifl_sysset_parse(&o->syscalls, "all", NULL);
 	o->top = 20;
 	/* '+': the options after COMMAND are its own; ':': we say what is wrong */
-	while ((c = getopt_long(argc, argv, "+:s:p:jqt:rh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:s:p:cCjqt:rh", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			exit(0);
@@ -160,7 +165,15 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		o->quiet |= c == 'q';
 		o->reset |= c == 'r';
 		top |= c == 't';
+		if (c == 'c' || c == 'C')
+			o->tree = c == 'c';
 	}
+	if (o->tree > 0 && !run && !o->pid) {
+		fprintf(stderr, PROG ": enable: --children needs --pid\n");
+		return -1;
+	}
+	if (run && o->tree < 0)
+		o->tree = 1;
 	if (o->reset && top) {
 		fprintf(stderr, PROG ": bbcount: --reset and --top do not go together\n");
 		return -1;
@@ -184,7 +197,7 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 
 int main(int argc, char **argv)
 {
-	struct ctl_opts o = { 0 };
+	struct ctl_opts o = { .tree = -1 };
 	const char *name = argc > 1 ? argv[1] : "";
 	size_t i;
 

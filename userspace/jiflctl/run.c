@@ -37,10 +37,20 @@ static int wait_child(pid_t pid, int *status)
 	return r == pid ? 0 : -1;
 }
 
-/* Back to the settings before the run, JIFL off unless it was on. */
+/*
+ * Back to the settings before the run, JIFL off unless it was on. A
+ * tree is selected anew from its root, if that still runs: what the
+ * root created before is not selected any more.
+ */
 static int restore(const struct jifl_proc_control *saved)
 {
-	return ctl_apply(&saved->syscalls, saved->pid, saved->enabled);
+	int tree = saved->tree && !kill(saved->pid, 0);
+
+	if (saved->tree && saved->enabled)
+		fprintf(stderr, PROG ": run: process %d is selected again%s; the processes it "
+			"created before are not
+", (int)saved->pid, tree ? "" : " (it has exited)");
+	return ctl_apply(&saved->syscalls, saved->pid, tree, saved->enabled);
 }
 
 static int exit_code(int status)
@@ -74,7 +84,7 @@ int ctl_run(const struct ctl_opts *o)
 	/* like a shell: ^C is for the command; we must live to disable JIFL */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	err = ctl_apply(&o->syscalls, pid, 1);
+	err = ctl_apply(&o->syscalls, pid, o->tree != 0, 1);
 	if (!err && write(go[1], "", 1) != 1)
 		err = -1;
 	close(go[1]);

@@ -139,6 +139,11 @@ static int parse_control(struct jifl_proc_control *c, char *pos)
 				return -jifl_err_format;
 			c->pid = v;
 			seen |= 4;
+		} else if (!strcmp(key, "tree")) {
+			/* kernels without descendant selection have no line */
+			if (parse_num(value, &v) || v > 1)
+				return -jifl_err_format;
+			c->tree = v;
 		}
 	}
 	return err < 0 || seen != 7 ? -jifl_err_format : 0;
@@ -218,11 +223,11 @@ int jifl_proc_enable(int on)
 	return jifl_proc_command(on ? "enable" : "disable");
 }
 
-int jifl_proc_set_pid(pid_t pid)
+int jifl_proc_set_pid(pid_t pid, int tree)
 {
 	char cmd[32];
 
-	snprintf(cmd, sizeof(cmd), "pid %d", (int)pid);
+	snprintf(cmd, sizeof(cmd), "%s %d", tree ? "tree" : "pid", (int)pid);
 	return jifl_proc_command(cmd);
 }
 

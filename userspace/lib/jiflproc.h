@@ -28,6 +28,7 @@
 struct jifl_proc_control {
 	int enabled;
 	pid_t pid;			/* 0: every process */
+	int tree;			/* and the processes it creates */
 	struct jifl_sysset syscalls;
 	char list[1024];		/* syscalls as the kernel shows them */
 	char tool[32];			/* instrumentation tool; "" if not shown */
@@ -79,7 +80,8 @@ int jifl_proc_command(const char *cmd);
 
 /* The commands, one call each. */
 int jifl_proc_enable(int on);
-int jifl_proc_set_pid(pid_t pid);
+/* Only process @pid (0: all); with @tree, also those it creates from now on. */
+int jifl_proc_set_pid(pid_t pid, int tree);
 int jifl_proc_set_syscalls(const struct jifl_sysset *set);
 int jifl_proc_flush(void);
 
