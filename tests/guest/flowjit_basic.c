@@ -5,10 +5,13 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
 #include <x86intrin.h>
@@ -191,6 +194,175 @@ TEST_F(fj, self_modifying_code)
 	/* It keeps working when run again. */
 	code[8] = 0;
 	ASSERT_EQ(42, ((jit_fn)code)());
+}
+
+/* EXEC events of the page at @page marked STEP. */
+static int count_steps(struct fj_rec *r, int n, const void *page)
+{
+	int i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += r[i].ev.type == FLOWJIT_EV_EXEC && r[i].ev.addr == (uintptr_t)page &&
+		     (r[i].ev.flags & FLOWJIT_EVF_STEP);
+	return c;
+}
+
+/*
+ * Page 0: "mov dword [rip + PAGE + 6], 42; ret" stores into page 1.
+ * Its write fault on page 1 is not a store into its own code page, so
+ * a later exec fault on page 0 at the same IP (after the kernel wrote
+ * page 0) must not single-step page 0.
+ */
+TEST_F(fj, smc_step_only_for_a_store_into_its_own_page)
+{
+	static const unsigned char store[] = {
+		0xc7, 0x05, 0x06, 0x10, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00,	/* PAGE + 6 */
+		0xc3,
+	};
+	unsigned char *code, nop = 0x90;
+	struct fj_rec *r;
+	int n, fds[2];
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	memcpy(code, store, sizeof(store));
+	code[PAGE] = 0xc3;
+	((jit_fn)(code + PAGE))();		/* page 1 executable, read-only */
+	((jit_fn)code)();			/* its store: a write fault on page 1 */
+	EXPECT_EQ(42, code[PAGE + 16]);
+	/* the kernel writes page 0: not executable until its next fetch */
+	ASSERT_EQ(0, pipe(fds));
+	ASSERT_EQ(1, write(fds[1], &nop, 1));
+	ASSERT_EQ(1, read(fds[0], code + sizeof(store), 1));
+	((jit_fn)code)();			/* the exec fault, at the same IP */
+	n = drain_pid(getpid(), &r);
+	EXPECT_EQ(0, count_steps(r, n, code));
+	EXPECT_EQ(3, count_type(r, n, FLOWJIT_EV_EXEC));
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static sigjmp_buf smc_env;
+
+static void smc_segv(int sig)
+{
+	siglongjmp(smc_env, 1);
+}
+
+/*
+ * At PAGE - 16: "mov qword [rip + 1], 42; ret", a store into its own
+ * code page that also writes the next page, PROT_NONE. FlowJIT steps
+ * it on the page made W+X, the store faults on the next page before
+ * the step ends, and the SIGSEGV handler never returns to it
+ * (siglongjmp). The step must end with the signal: the page is
+ * write-protected again (a write to it is logged) and self-modifying
+ * code is stepped again, not faulted on for ever.
+ */
+/* At PAGE - 16 of two pages, the second PROT_NONE: a store across both. */
+static const unsigned char split_store[] = {
+	0x48, 0xc7, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00,	/* mov qword [rip+1], 42 */
+	0xc3,									/* ret */
+};
+
+static unsigned char *map_split_store(void)
+{
+	unsigned char *code = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (code == MAP_FAILED || mprotect(code + PAGE, PAGE, PROT_NONE))
+		return NULL;
+	memcpy(code + PAGE - 16, split_store, sizeof(split_store));
+	return code;
+}
+
+TEST_F(fj, smc_step_ends_with_a_signal)
+{
+	static const unsigned char smc[] = {
+		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a,	/* mov byte [rip+1], 42 */
+		0xb8, 0x00, 0x00, 0x00, 0x00,			/* mov eax, 0 */
+		0xc3,						/* ret */
+	};
+	struct sigaction sa = { .sa_handler = smc_segv }, old;
+	unsigned char *code;
+	struct fj_rec *r;
+	int n;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = map_split_store();
+	ASSERT_NE(NULL, code);
+	ASSERT_EQ(0, sigaction(SIGSEGV, &sa, &old));
+	if (!sigsetjmp(smc_env, 1))
+		((jit_fn)(code + PAGE - 16))();
+	ASSERT_EQ(0, sigaction(SIGSEGV, &old, NULL));
+	n = drain_pid(getpid(), &r);
+	ASSERT_EQ(1, count_steps(r, n, code)) TH_LOG("the store was not stepped");
+
+	code[0] = 0xc3;
+	n = drain_pid(getpid(), &r);
+	EXPECT_EQ(1, count_type(r, n, FLOWJIT_EV_WRITE));
+	/* a fault loop would never return: SIGALRM ends the test */
+	memcpy(code, smc, sizeof(smc));
+	alarm(10 * guest_time_scale());
+	EXPECT_EQ(42, ((jit_fn)code)());
+	alarm(0);
+	n = drain_pid(getpid(), &r);
+	EXPECT_EQ(1, count_steps(r, n, code));
+}
+
+/* The debugger's child: 0 if the step ended, or what went wrong. */
+static int debugged_split_store(void)
+{
+	unsigned char *code;
+	struct fj_rec *r;
+	int n, steps;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP) ||
+	    fj_enable(0) || !(code = map_split_store()))
+		return 1;
+	((jit_fn)(code + PAGE - 16))();	/* the debugger skips the store */
+	n = drain_pid(getpid(), &r);
+	steps = count_steps(r, n, code);
+	code[0] = 0xc3;
+	n = drain_pid(getpid(), &r);
+	if (steps != 1)
+		return 2;	/* not stepped: the test shows nothing */
+	return count_type(r, n, FLOWJIT_EV_WRITE) == 1 ? 0 : 3;
+}
+
+/*
+ * A debugger stops the thread at the SIGSEGV of the split store (its
+ * step has not run), moves it past the store, clears the trap flag and
+ * cancels the signal. FlowJIT's trap flag is not the debugger's: the
+ * debugger does not read it, and its write keeps it, so the step ends
+ * and the page is write-protected again (a write to it is logged).
+ */
+TEST_F(fj, smc_step_is_hidden_from_a_debugger)
+{
+	struct user_regs_struct regs;
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(debugged_split_store());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status));
+	ASSERT_EQ(SIGSTOP, WSTOPSIG(status));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status));
+	ASSERT_EQ(SIGSEGV, WSTOPSIG(status));
+	ASSERT_EQ(0, ptrace(PTRACE_GETREGS, pid, NULL, &regs));
+	EXPECT_EQ(0, regs.eflags & 0x100) TH_LOG("the debugger sees FlowJIT's TF");
+	regs.rip += 11;			/* to the ret */
+	regs.eflags &= ~0x100ULL;
+	ASSERT_EQ(0, ptrace(PTRACE_SETREGS, pid, NULL, &regs));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("2: not stepped; 3: write not seen");
 }
 
 /* A write to a really read-only page still gets SIGSEGV. */
