@@ -280,13 +280,13 @@ static long long release(int go[2], pid_t pid)
  */
 TEST_F(jiflctl, run_covers_the_commands_children)
 {
-	char self[PATH_MAX], cmd[PATH_MAX + 64];
+	char exe[PATH_MAX], cmd[PATH_MAX + 64];
 	long long all, alone;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	ASSERT_LT(0, n);
-	self[n] = '\0';
-	snprintf(cmd, sizeof(cmd), "/bin/busybox sh -c '%s getppid %d'; true", self, GETPPIDS);
+	exe[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "/bin/busybox sh -c '%s getppid %d'; true", exe, GETPPIDS);
 	ASSERT_EQ(0, JIFLCTL("run", "--syscalls", "getppid", "--",
 			     "/bin/busybox", "sh", "-c", cmd));
 	all = counter(err, "\n  %s ", "entries");

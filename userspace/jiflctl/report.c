@@ -82,7 +82,7 @@ void report_status(FILE *f, const struct jifl_proc_control *c,
 	fprintf(f, "syscalls: %s", *c->list ? c->list : "none");
 	names(f, &c->syscalls);
 	fputc('\n', f);
-	if (c->pid && c->tree)
+	if (c->pid && c->tree > 0)
 		fprintf(f, "pid:      %d (and the processes it creates)\n", (int)c->pid);
 	else if (c->pid)
 		fprintf(f, "pid:      %d (only this process)\n", (int)c->pid);

@@ -44,12 +44,11 @@ static int wait_child(pid_t pid, int *status)
  */
 static int restore(const struct jifl_proc_control *saved)
 {
-	int tree = saved->tree && !kill(saved->pid, 0);
+	int tree = saved->tree > 0 && !kill(saved->pid, 0);
 
-	if (saved->tree && saved->enabled)
+	if (saved->tree > 0 && saved->enabled)
 		fprintf(stderr, PROG ": run: process %d is selected again%s; the processes it "
-			"created before are not
-", (int)saved->pid, tree ? "" : " (it has exited)");
+			"created before are not\n", (int)saved->pid, tree ? "" : " (it has exited)");
 	return ctl_apply(&saved->syscalls, saved->pid, tree, saved->enabled);
 }
 
@@ -84,7 +83,10 @@ int ctl_run(const struct ctl_opts *o)
 	/* like a shell: ^C is for the command; we must live to disable JIFL */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	err = ctl_apply(&o->syscalls, pid, o->tree != 0, 1);
+	if (o->tree && saved.tree < 0 && !o->quiet)
+		fprintf(stderr, PROG ": run: this kernel selects no children (its control file "
+			"has no 'tree'): %s's process alone\n", argv[0]);
+	err = ctl_apply(&o->syscalls, pid, o->tree && saved.tree >= 0, 1);
 	if (!err && write(go[1], "", 1) != 1)
 		err = -1;
 	close(go[1]);

@@ -118,6 +118,7 @@ static int parse_control(struct jifl_proc_control *c, char *pos)
 	int err, seen = 0;
 
 	memset(c, 0, sizeof(*c));
+	c->tree = -1;
 	while ((err = next_line(&pos, &key, &value)) > 0) {
 		if (!strcmp(key, "syscalls")) {
 			if (strlen(value) >= sizeof(c->list) ||

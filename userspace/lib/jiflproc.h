@@ -28,7 +28,8 @@
 struct jifl_proc_control {
 	int enabled;
 	pid_t pid;			/* 0: every process */
-	int tree;			/* and the processes it creates */
+	int tree;			/* and the processes it creates;
+					 * -1: the kernel cannot ("tree" absent) */
 	struct jifl_sysset syscalls;
 	char list[1024];		/* syscalls as the kernel shows them */
 	char tool[32];			/* instrumentation tool; "" if not shown */
