@@ -126,22 +126,27 @@ static void man_opts(const char *text, struct opts *o)
 
 /*
  * The options the completion function @fn ("_jifl_decode") offers: those
- * in its compgen -W '...' lists, of all its subcommands.
+ * in its compgen -W '...' lists and its opts='...' lists (a subcommand's,
+ * offered by compgen -W "$opts"), of all its subcommands.
  */
 static void completion_opts(const char *text, const char *fn, struct opts *o)
 {
+	static const char *const lists[] = { "compgen -W '", "opts='" };
 	const char *f, *fend, *w, *end;
 	char head[64];
+	size_t i;
 
 	snprintf(head, sizeof(head), "\n%s()", fn);
 	f = strstr(text, head);
 	fend = f ? strstr(f, "\n}") : NULL;
-	for (w = f; w && (w = strstr(w, "compgen -W '")) && w < fend; w = end) {
-		w += 12;
-		end = strchr(w, '\'');
-		if (!end)
-			break;
-		scan(o, w, end);
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		for (w = f; w && (w = strstr(w, lists[i])) && w < fend; w = end) {
+			w += strlen(lists[i]);
+			end = strchr(w, '\'');
+			if (!end)
+				break;
+			scan(o, w, end);
+		}
 	}
 }
 
