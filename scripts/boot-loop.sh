@@ -55,7 +55,7 @@ for i in $(seq 1 "$n"); do
 		rm -f "$log"
 	elif grep -aq -e '^qemu-run: no progress' -e '^qemu-run: guest killed' "$log"; then
 		state=hung hung=$((hung + 1))
-	elif echo "$verdict" | grep -q 'kernel report in the log'; then
+	elif grep -q 'kernel report in the log' <<< "$verdict"; then
 		state=report report=$((report + 1))
 	else
 		state=failed failed=$((failed + 1))

@@ -31,7 +31,10 @@ if grep -aq '^qemu-run: no progress' "$log"; then
 fi
 
 block=$(sed -n '/^JIFL-RESULT-BEGIN/,/^JIFL-RESULT-END/p' "$log" | tr -d '\r')
-if ! echo "$block" | grep -q '^JIFL-RESULT-END'; then
+# Here-strings, not "echo | grep -q": with pipefail, grep -q leaving at
+# its match made echo's SIGPIPE the pipeline's status, and a report
+# early in a long block went unseen.
+if ! grep -q '^JIFL-RESULT-END' <<< "$block"; then
 	echo "guest: no result block: the guest never reported"
 	bad=1
 fi
@@ -44,7 +47,7 @@ while read -r kw name p f s rc; do
 	[ "$f" != 0 ] && state=FAIL
 	echo "guest: $name: $p passed, $f failed, $s skipped (exit $rc) $state"
 done <<< "$block"
-if echo "$block" | grep -q '^dmesg dirty'; then
+if grep -q '^dmesg dirty' <<< "$block"; then
 	echo "guest: dmesg holds a kernel report"
 	bad=1
 fi

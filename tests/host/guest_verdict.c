@@ -88,6 +88,34 @@ TEST(verdict_table)
 	}
 }
 
+/*
+ * A report line early in a long result block: a "grep -q" fed by a pipe
+ * stops reading at it, and under "set -o pipefail" the writer's SIGPIPE
+ * made the check false, so the run passed.
+ */
+TEST(dirty_dmesg_before_a_long_block)
+{
+	char path[] = "/tmp/jifl-verdict-XXXXXX";
+	char out[8192];
+	FILE *f;
+	int fd, i;
+
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	f = fdopen(fd, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "JIFL-RESULT-BEGIN\ndmesg dirty\n");
+	for (i = 0; i < 20000; i++)
+		fprintf(f, "note: a line of the block that no check reads\n");
+	fprintf(f, "test a pass=1 fail=0 skip=0 rc=0\nJIFL-RESULT-END\n");
+	ASSERT_EQ(0, fclose(f));
+	EXPECT_EQ(1, cmd_run(out, sizeof(out), "%s/scripts/guest-verdict.sh %s",
+			     JIFL_TOP, path));
+	unlink(path);
+	EXPECT_NE(NULL, strstr(out, "dmesg holds a kernel report")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "guest: 1 passed, 1 failed"));
+}
+
 TEST(missing_log)
 {
 	char out[1024];
