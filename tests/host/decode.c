@@ -169,6 +169,8 @@ TEST_F(decode, threads_dynamic) { check_prog(_metadata, self, PROGS "swt_thread"
 TEST_F(decode, threads_static) { check_prog(_metadata, self, PROGS "swt_thread-static", 0); }
 TEST_F(decode, crash) { check_prog(_metadata, self, PROGS "swt_crash", 128 + 11); }
 TEST_F(decode, exec) { check_prog(_metadata, self, "env " PROGS "swt_flow-static 5", 0); }
+/* Steps that run two instructions (MOV SS; a hypervisor losing a trap). */
+TEST_F(decode, two_instruction_steps) { check_prog(_metadata, self, PROGS "swt_movss-static", 0); }
 
 /* The trace of queue @idx of self->data as a raw PT file @path. */
 static void dump_queue(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,

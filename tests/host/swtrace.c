@@ -197,6 +197,19 @@ static void check_flow(struct __test_metadata *_metadata,
 TEST_F(swtrace, flow_dynamic) { check_flow(_metadata, self, "swt_flow"); }
 TEST_F(swtrace, flow_static) { check_flow(_metadata, self, "swt_flow-static"); }
 
+/*
+ * A step that runs two instructions (MOV SS holds the trap): both are
+ * in the truth, and the branch it ran has its real outcome.
+ */
+TEST_F(swtrace, two_instruction_steps)
+{
+	uint64_t inc = symbol(PROGS "swt_movss-static", "swt_movss_inc");
+
+	ASSERT_NE(0, inc);
+	check_run(_metadata, self, "", PROGS "swt_movss-static", NULL);
+	EXPECT_EQ(100, count_ip(&self->want, inc));
+}
+
 /* A PSB+ (with FUP) every few packets, and TSC packets only now and then. */
 TEST_F(swtrace, frequent_psb_rare_tsc)
 {

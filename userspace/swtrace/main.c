@@ -151,6 +151,9 @@ static int report(const struct jifl_tracer_result *res,
 		fprintf(stderr, PROG ": warning: the vDSO is not in the build-id cache '%s': %s; perf script and jifl-decode cannot decode its code\n",
 			r->opts.buildid_dir, r->vdso_err == -jifl_err_io ?
 			strerror(r->vdso_errno) : jifl_strerror(r->vdso_err));
+	if (res->lost_traps && !quiet)
+		fprintf(stderr, PROG ": %llu steps ran more than one instruction (the debug trap was lost, as some hypervisors do); the instructions they ran are recorded\n",
+			(unsigned long long)res->lost_traps);
 	if (res->faults_missed && !quiet)
 		fprintf(stderr, PROG ": warning: no page-fault counter (perf_event_open): faults are not in the trace\n");
 	if (WIFSIGNALED(st)) {

@@ -296,12 +296,70 @@ static int tracer_record(struct tracer *t, struct tthread *th, uint64_t next,
 	return err;
 }
 
-/* th->insn ran and control went to @next: record it. */
+/* Straight-line instructions a lost trap may have run, at most. */
+#define LOST_TRAP_INSNS	8
+
+/*
+ * Where control went right after th->insn, if the step ran plain
+ * instructions after it too: @next, where it stopped, is none of
+ * th->insn's successors, but plain instructions from one of them lead
+ * there. Some hypervisors lose the debug trap of a step now and then
+ * (seen after a conditional branch that followed CPUID, which they
+ * emulate). 0: @next is a successor, or nothing explains it.
+ */
+static uint64_t lost_trap_from(struct tracer *t, const struct jifl_insn *insn,
+			       uint64_t next)
+{
+	uint64_t from[2], ip;
+	struct jifl_insn in;
+	int i, k, n = 0;
+
+	if (!insn->valid || insn->rep)
+		return 0;
+	if (insn->kind == JIFL_INSN_PLAIN || insn->kind == JIFL_INSN_COND)
+		from[n++] = insn->ip + insn->len;
+	if (insn->kind == JIFL_INSN_DIRECT || insn->kind == JIFL_INSN_COND)
+		from[n++] = insn->target;
+	for (k = 0; k < n; k++)
+		if (from[k] == next)
+			return 0;
+	for (k = 0; k < n; k++) {
+		for (ip = from[k], i = 0; i < LOST_TRAP_INSNS; i++) {
+			tracer_fetch(t, ip, &in);
+			if (!in.valid || in.kind != JIFL_INSN_PLAIN || in.rep)
+				break;
+			ip += in.len;
+			if (ip == next)
+				return from[k];
+		}
+	}
+	return 0;
+}
+
+/*
+ * th->insn ran and control went to @next: record it, and the plain
+ * instructions a lost trap ran after it (lost_trap_from()).
+ */
 static int thread_ran(struct tracer *t, struct tthread *th, uint64_t next,
 		      long sysno, uint64_t tsc)
 {
+	uint64_t ip = lost_trap_from(t, &th->insn, next);
+	int err;
+
+	if (!ip) {
+		th->ip = next;
+		return tracer_record(t, th, next, sysno, tsc);
+	}
+	t->res->lost_traps++;
+	/* th->insn went to @ip, then the plain instructions up to @next ran */
+	err = tracer_record(t, th, ip, -1, tsc);
+	while (!err && ip != next) {
+		tracer_fetch(t, ip, &th->insn);
+		ip += th->insn.len;
+		err = tracer_record(t, th, ip, -1, tsc);
+	}
 	th->ip = next;
-	return tracer_record(t, th, next, sysno, tsc);
+	return err;
 }
 
 /* A thread is known once both its first stop and its clone event came. */

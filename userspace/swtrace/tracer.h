@@ -28,6 +28,7 @@ struct jifl_tracer_result {
 	int exit_status;	/* as from waitpid() */
 	uint64_t steps;		/* single-steps taken */
 	uint64_t faults_missed;	/* 0, or ~0 when a fault counter was missing */
+	uint64_t lost_traps;	/* steps that ran more than one instruction */
 	double seconds;		/* wall time of the traced run */
 };
 
