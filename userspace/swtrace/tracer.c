@@ -353,6 +353,8 @@ static int thread_ran(struct tracer *t, struct tthread *th, uint64_t next,
 	t->res->lost_traps++;
 	/* th->insn went to @ip, then the plain instructions up to @next ran */
 	err = tracer_record(t, th, ip, -1, tsc);
+	/* a fault of the step is the first instruction's */
+	th->faulted = false;
 	while (!err && ip != next) {
 		tracer_fetch(t, ip, &th->insn);
 		ip += th->insn.len;
