@@ -428,7 +428,12 @@ static int decode_raw(FIXTURE_DATA(ptt) *self, const struct ptt_case *c, const c
 	return status;
 }
 
-TEST_F(ptt, raw_mode_decodes_as_ptxed)
+/*
+ * Every case, with each of its processors and both decoders: a few
+ * hundred decodes, slow under ASan on a loaded machine (the harness's
+ * 30 s ran out once beside other work).
+ */
+TEST_F_TIMEOUT(ptt, raw_mode_decodes_as_ptxed, 300)
 {
 	char want[1024], got[1024], opts[256];
 	const struct ptt_case *c;
