@@ -94,7 +94,10 @@ $(B)/tests/fixtures/%: tests/host/fixtures/%.c | $(UAPI)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -static -o $@ $<
 
-$(B)/tests/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) | $(UAPI)
+# the series' own UAPI headers: a changed one rebuilds the tests
+SERIES_UAPI := $(wildcard $(UAPI)/linux/flowjit.h $(UAPI)/linux/jifl*.h)
+
+$(B)/tests/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(SERIES_UAPI) | $(UAPI)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -static -o $@ $< -lpthread
 

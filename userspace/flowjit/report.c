@@ -66,6 +66,12 @@ static void print_event(FILE *out, const struct flowjit_event *ev)
 		break;
 	case FLOWJIT_EV_WRITE:
 		fprintf(out, " %s", ev->flags & FLOWJIT_EVF_KERNEL ? "by-kernel" : "by-user");
+		if (ev->flags & FLOWJIT_EVF_REMOTE)
+			fprintf(out, " writer=%" PRIu64, (uint64_t)ev->aux);
+		break;
+	case FLOWJIT_EV_UNTRACK:
+		if (ev->aux == FLOWJIT_UNTRACK_SECUREEXEC)
+			fputs(" secureexec", out);
 		break;
 	case FLOWJIT_EV_MPROTECT:
 		fprintf(out, " len=%" PRIx64 " prot=%c%c%c", (uint64_t)ev->len,
