@@ -195,6 +195,22 @@ TEST_F(fj, remote_write_is_logged_under_the_target)
 	EXPECT_EQ(0, own);
 }
 
+/* A child of user nobody tracks itself, then runs @path --suid-report. */
+static pid_t report_as_nobody(const char *path)
+{
+	pid_t child = fork();
+
+	if (child == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		if (fj_enable(FLOWJIT_F_INHERIT))
+			_exit(11);
+		execl(path, path, "--suid-report", NULL);
+		_exit(12);
+	}
+	return child;
+}
+
 /*
  * A tracked unprivileged process that executes a set-user-ID program is
  * no longer tracked in it: snapshots would show the memory of a process
@@ -210,16 +226,8 @@ TEST_F(fj, setuid_execve_ends_tracking)
 	snprintf(cmd, sizeof(cmd), "cp /proc/%d/exe %s && chown 0:0 %s && chmod 4755 %s",
 		 getpid(), SUID_COPY, SUID_COPY, SUID_COPY);
 	ASSERT_EQ(0, system(cmd));
-	child = fork();
+	child = report_as_nobody(SUID_COPY);
 	ASSERT_LE(0, child);
-	if (child == 0) {
-		if (setgid(65534) || setuid(65534))
-			_exit(10);
-		if (fj_enable(FLOWJIT_F_INHERIT))
-			_exit(11);
-		execl(SUID_COPY, SUID_COPY, "--suid-report", NULL);
-		_exit(12);
-	}
 	/* 0: root and untracked; 1: still tracked; 3: not set-user-ID */
 	EXPECT_EQ(0, wait_exit_code(child));
 	unlink(SUID_COPY);
@@ -243,17 +251,9 @@ TEST_F(fj, setuid_execve_ends_tracking)
 /* A plain execve() keeps tracking (the contrast to the test above). */
 TEST_F(fj, plain_execve_keeps_tracking)
 {
-	pid_t child = fork();
+	pid_t child = report_as_nobody("/proc/self/exe");
 
 	ASSERT_LE(0, child);
-	if (child == 0) {
-		if (setgid(65534) || setuid(65534))
-			_exit(10);
-		if (fj_enable(FLOWJIT_F_INHERIT))
-			_exit(11);
-		execl("/proc/self/exe", "flowjit_access", "--suid-report", NULL);
-		_exit(12);
-	}
 	/* not set-user-ID: exit 3, after it checked it is still tracked */
 	EXPECT_EQ(3, wait_exit_code(child));
 }
