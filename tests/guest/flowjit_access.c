@@ -29,15 +29,6 @@ static long fj_get(void)
 	return syscall(SYS_prctl, PR_FLOWJIT, FLOWJIT_OP_GET, 0, 0, 0);
 }
 
-static int wait_exit_code(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 FIXTURE(fj) {
 	int dummy;
 };

@@ -27,15 +27,6 @@ typedef int (*jit_fn)(void);
 
 static struct fj_rec recs[FJ_MAX_EVENTS];
 
-static int wait_exit_code(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 /* EXEC events of @pid (0: any) for pages in [start, start + len). */
 static int count_exec(pid_t pid, uintptr_t start, uintptr_t len)
 {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <linux/flowjit.h>
 #include <linux/prctl.h>
 
@@ -85,6 +86,16 @@ static inline void emit_ret_imm(unsigned char *p, uint32_t v)
 	p[0] = 0xb8;
 	memcpy(p + 1, &v, 4);
 	p[5] = 0xc3;
+}
+
+/* Wait for child @pid: its exit code, or -1 if it did not exit normally. */
+static inline int wait_exit_code(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 /* Empty the ring and zero its counters. */
