@@ -278,8 +278,12 @@ TEST_F_TIMEOUT(exact, unprivileged_switches_do_not_drive_flushes, 300)
 	/* the key's text changed under translations, which came back */
 	EXPECT_LT(stale + 100, jifl_stat("stale_blocks"));
 	EXPECT_LT(revived + 100, jifl_stat("revived_blocks"));
-	/* not a block per switch (100 per phase) */
-	EXPECT_LT(b[3], 50);
+	/*
+	 * Fewer new blocks than switches (100 per phase): what is left are
+	 * paths run for the first time (slab, timers), not one per switch
+	 * (about 1,700 per round when every switch empties the map).
+	 */
+	EXPECT_LT(b[3], 100);
 }
 
 TEST_HARNESS_MAIN
