@@ -32,15 +32,6 @@ FIXTURE_TEARDOWN(consistency)
 	jifl_control("pid 0");
 }
 
-static int getpids(int n)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < n; i++)
-		bad += syscall(SYS_getpid) != getpid();
-	return bad;
-}
-
 TEST_F(consistency, kprobe_registered_later_fires_in_translated_code)
 {
 	long long hits, inval, entries, exits;
@@ -51,7 +42,7 @@ TEST_F(consistency, kprobe_registered_later_fires_in_translated_code)
 	/* getpid's path, __task_pid_nr_ns() included, runs translated */
 	entries = jifl_stat("entries");
 	exits = jifl_stat("exits");
-	ASSERT_EQ(0, getpids(1000));
+	ASSERT_EQ(0, jifl_getpids(1000));
 	/* each entered the cache and came back to the dispatcher */
 	EXPECT_LE(entries + 2000, jifl_stat("entries"));
 	EXPECT_EQ(jifl_stat("entries") - entries, jifl_stat("exits") - exits);
@@ -60,14 +51,14 @@ TEST_F(consistency, kprobe_registered_later_fires_in_translated_code)
 	inval = jifl_stat("invalidations");
 	ASSERT_EQ(0, jifl_test("kprobe", "on"));
 	EXPECT_LT(inval, jifl_stat("invalidations"));
-	ASSERT_EQ(0, getpids(1000));
+	ASSERT_EQ(0, jifl_getpids(1000));
 	TH_LOG("kprobe hits for 1000 getpid from the cache: %lld",
 	       jifl_test_kprobe_hits() - hits);
 	EXPECT_LE(hits + 1000, jifl_test_kprobe_hits());
 	/* and it is gone once unregistered */
 	ASSERT_EQ(0, jifl_test("kprobe", "off"));
 	hits = jifl_test_kprobe_hits();
-	ASSERT_EQ(0, getpids(1000));
+	ASSERT_EQ(0, jifl_getpids(1000));
 	EXPECT_EQ(hits, jifl_test_kprobe_hits());
 	EXPECT_EQ(-EINVAL, jifl_test("kprobe", "maybe"));
 }

@@ -103,15 +103,6 @@ TEST_F(exact, spinning_system_call_sees_the_switch)
 	EXPECT_LT(0, jifl_stat("unlinks"));
 }
 
-static int getpids(int n)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < n; i++)
-		bad += syscall(SYS_getpid) != getpid();
-	return bad;
-}
-
 TEST_F(exact, switch_keeps_translations_of_other_text)
 {
 	long long blocks, misses, inval;
@@ -121,14 +112,14 @@ TEST_F(exact, switch_keeps_translations_of_other_text)
 	/* nothing of the key's text translated (by another test) */
 	ASSERT_EQ(0, jifl_control("flush"));
 	ASSERT_EQ(0, jifl_control("enable"));
-	ASSERT_EQ(0, getpids(1000));
+	ASSERT_EQ(0, jifl_getpids(1000));
 	blocks = jifl_stat("blocks");
 	misses = jifl_stat("lookup_misses");
 	inval = jifl_stat("invalidations");
 	/* write() is not translated, the key's text is: nothing stale */
 	ASSERT_EQ(0, jifl_test("key", "on"));
 	ASSERT_EQ(0, jifl_test("key", "off"));
-	ASSERT_EQ(0, getpids(1000));
+	ASSERT_EQ(0, jifl_getpids(1000));
 	ASSERT_EQ(0, jifl_control("disable"));
 	EXPECT_EQ(blocks, jifl_stat("blocks"));
 	EXPECT_EQ(misses, jifl_stat("lookup_misses"));

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Files of the guest tests: write a command to a /proc control file,
- * read a file whole, read a JIFL counter, use the test-only triggers.
+ * read a file whole, read a JIFL counter, use the test-only triggers,
+ * make getpid() system calls.
  */
 #ifndef JIFL_PROC_UTIL_H
 #define JIFL_PROC_UTIL_H
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* Returns 0, or -errno of the open() or write(). */
@@ -62,6 +64,19 @@ static inline long long jifl_test_kprobe_hits(void)
 
 	file_read("/sys/kernel/debug/jifl/kprobe", buf, sizeof(buf));
 	return buf[0] ? strtoll(buf, NULL, 10) : -1;
+}
+
+/*
+ * @n getpid() system calls (through syscall(), not a cached value);
+ * how many returned a wrong pid.
+ */
+static inline int jifl_getpids(int n)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++)
+		bad += syscall(SYS_getpid) != getpid();
+	return bad;
 }
 
 /* A counter of /proc/jifl/stats, or -1 if there is none of that name. */
