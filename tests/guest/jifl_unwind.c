@@ -82,6 +82,57 @@ TEST_F(unwind, kallsyms_names_translations_after_the_original)
 	EXPECT_LT(strstr(line, " [jifl]"), strchr(line, '\n'));
 }
 
+#define STACK	"jifl: test: stack: "
+
+/* The last line of the kernel log that starts with @what, into @buf. */
+static void last_log_line(const char *what, char *buf, size_t size)
+{
+	static char log[1 << 20];
+	const char *p, *last = NULL;
+	int n;
+
+	buf[0] = '\0';
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, sizeof(log) - 1);
+	if (n <= 0)
+		return;
+	log[n] = '\0';
+	for (p = strstr(log, what); p; p = strstr(p + 1, what))
+		last = p;
+	if (last)
+		snprintf(buf, size, "%.*s", (int)strcspn(last, "\n"), last);
+}
+
+/*
+ * A stack trace saved by a timer interrupt while a write() spins in the
+ * cache (test.c's "stack" trigger) names the spinning function, and
+ * holds no cache address: stack_trace_save(), perf and BPF stack maps
+ * and livepatch's stack check get the original of an interrupted
+ * translation from unwind_get_return_address().
+ */
+TEST_F(unwind, stack_trace_from_an_interrupt_names_the_original)
+{
+	char pid[32], native[256], translated[256];
+	int ret;
+
+	ret = jifl_test("stack", "1");
+	if (ret == -ENOENT)
+		SKIP(return, "no stack trigger (CONFIG_JIFL_TEST)");
+	last_log_line(STACK, native, sizeof(native));
+	TH_LOG("natively: %s", native);
+	EXPECT_EQ(0, ret);
+	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
+	ASSERT_EQ(0, jifl_control("syscalls 1"));
+	ASSERT_EQ(0, jifl_control(pid));
+	ASSERT_EQ(0, jifl_control("enable"));
+	ret = jifl_test("stack", "1");
+	ASSERT_EQ(0, jifl_control("disable"));
+	last_log_line(STACK, translated, sizeof(translated));
+	TH_LOG("translated: %s", translated);
+	EXPECT_EQ(0, ret);
+	/* the timer did interrupt the spin in the cache */
+	EXPECT_NE(NULL, strstr(translated, "interrupted translated code"));
+}
+
 /*
  * One perf sample's kernel call chain, from `perf script -F ip,sym`:
  * lines "\t<hex ip> <symbol>", samples separated by a blank line.
