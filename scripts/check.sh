@@ -12,8 +12,20 @@ logdir=$top/build/check
 rm -rf "$logdir"
 mkdir -p "$logdir"
 pass=0 fail=0
+failures=
+
+# What failed, again at the end, where a CI summary that keeps only the
+# last lines shows it.
+note_failures() {
+	failures+=$(grep -aE "$2" "$1" | tr -d '\r' | tail -n 8 | sed "s|^|$(basename "$1" .log): |")
+	failures+=$'\n'
+}
 
 finish() {
+	if [ -n "$failures" ]; then
+		echo "== failures"
+		printf '%s' "$failures" | tail -n 16
+	fi
 	echo "$pass passed, $fail failed"
 	[ "$fail" = 0 ]
 	exit
@@ -28,7 +40,10 @@ count_tap() {
 	s=$(grep -E '^ok [0-9]' "$log" | grep -c '# SKIP')
 	f=$(grep -cE '^not ok [0-9]' "$log")
 	[ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
-	[ "$f" != 0 ] && grep -E '^not ok|^#|ERROR|runtime error' "$log" | tail -n 30
+	if [ "$f" != 0 ]; then
+		grep -E '^not ok|^#|ERROR|runtime error' "$log" | tail -n 30
+		note_failures "$log" '^not ok|Expected|ERROR|runtime error'
+	fi
 	echo "   $p passed, $f failed, $s skipped"
 	pass=$((pass + p)); fail=$((fail + f))
 }
@@ -40,6 +55,7 @@ step() {
 	if ! "$@" > "$logdir/$name.log" 2>&1; then
 		tail -n 40 "$logdir/$name.log"
 		echo "check: step '$name' failed ($(( $(date +%s) - t0 ))s, log build/check/$name.log)"
+		failures+="step $name failed: $(tail -n 1 "$logdir/$name.log")"$'\n'
 		fail=$((fail + 1))
 		finish
 	fi
@@ -72,6 +88,7 @@ if make -s userspace-san > "$logdir/build-san.log" 2>&1; then
 else
 	tail -n 20 "$logdir/build-san.log"
 	echo "check: sanitizer build failed"
+	failures+="sanitizer build failed"$'\n'
 	fail=$((fail + 1))
 fi
 
@@ -91,7 +108,11 @@ guest_run() {
 	if [ -z "$gp" ]; then
 		gp=0 gf=1
 	fi
-	[ "$gf" != 0 ] && tail -n 60 "$logdir/$log.log"
+	if [ "$gf" != 0 ]; then
+		tail -n 60 "$logdir/$log.log"
+		note_failures "$logdir/$log.log" \
+			'^not ok|Expected|^test .* fail=[1-9]|Oops|BUG|WARNING|qemu-run: (no progress|guest killed)'
+	fi
 	pass=$((pass + gp)); fail=$((fail + gf))
 }
 
