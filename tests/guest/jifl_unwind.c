@@ -19,25 +19,6 @@
 #include "guest_harness.h"
 #include "proc_util.h"
 
-/*
- * The JIFL code cache is allocated in the module area, above the kernel
- * image (wherever KASLR put it); the test kernel has no modules.
- */
-static unsigned long kernel_end(void)
-{
-	char line[256], name[128], type;
-	unsigned long addr, end = 0;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx %c %127s", &addr, &type, name) == 3 &&
-		    !strcmp(name, "_end"))
-			end = addr;
-	if (f)
-		fclose(f);
-	return end;
-}
-
 FIXTURE(unwind) {
 	int unused;
 };
@@ -184,7 +165,8 @@ static void chain_end(struct __test_metadata *_metadata, struct chain *c,
 /* Sample dd's kernel call chains while it makes 100000 system calls. */
 static int sample_chains(struct __test_metadata *_metadata, struct chains *r, int count)
 {
-	unsigned long end = kernel_end();
+	/* the code cache is in the module area, above the kernel image */
+	unsigned long end = kallsyms_addr("_end");
 	struct chain c = { 0 };
 	char line[512], cmd[256];
 	FILE *f;

@@ -2,7 +2,7 @@
 /*
  * Files of the guest tests: write a command to a /proc control file,
  * read a file whole, read a JIFL counter, use the test-only triggers,
- * make getpid() system calls.
+ * make getpid() system calls, find a kernel symbol.
  */
 #ifndef JIFL_PROC_UTIL_H
 #define JIFL_PROC_UTIL_H
@@ -92,6 +92,22 @@ static inline long long jifl_stat(const char *name)
 		if (sscanf(line, "%63[^:]: %lld", key, &v) == 2 && !strcmp(key, name))
 			found = v;
 	fclose(f);
+	return found;
+}
+
+/* The address of kernel symbol @name in /proc/kallsyms, or 0. */
+static inline unsigned long kallsyms_addr(const char *name)
+{
+	char line[256], sym[128], type;
+	unsigned long addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %127s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, name))
+			found = addr;
+	if (f)
+		fclose(f);
 	return found;
 }
 
