@@ -276,11 +276,13 @@ TEST_F_TIMEOUT(exact, unprivileged_switches_do_not_drive_flushes, 300)
 	EXPECT_LT(stale + 25, jifl_stat("stale_blocks"));
 	EXPECT_LT(revived + 25, jifl_stat("revived_blocks"));
 	/*
-	 * Fewer new blocks than switches (50 per phase): what is left are
-	 * paths run for the first time (slab, timers), not one per switch
-	 * (about 1,700 per round when every switch empties the map).
+	 * After the first phase, fewer than 20 new blocks a round: paths
+	 * run for the first time (a slab growing, a timer), not a path per
+	 * switch (about 1,700 a round when every switch empties the map).
+	 * One such path can cost hundreds of blocks in any phase (418 seen
+	 * in the second, 16 in the fourth): the three phases together.
 	 */
-	EXPECT_LT(b[3], 50);
+	EXPECT_LT(b[1] + b[2] + b[3], 3 * 25 * 20);
 }
 
 TEST_HARNESS_MAIN
