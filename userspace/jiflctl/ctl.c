@@ -13,6 +13,8 @@
 #include "report.h"
 
 #define NOT_BBCOUNT	"the active tool is not bbcount (" PROG " tool bbcount)"
+/* The first line of the probe tool's listing, /proc/jifl/tool. */
+#define PROBES_HEADER	"# hits address symbol handler\n"
 
 void ctl_error(const char *what, int err)
 {
@@ -220,4 +222,29 @@ int ctl_bbcount(const struct ctl_opts *o)
 	jifl_bbcount_free(&bc);
 	free(text);
 	return err ? 1 : 0;
+}
+
+/*
+ * The probe tool's listing as the kernel writes it: a line per probe
+ * (hits, address, symbol, handler), then "# probes N, not emitted M".
+ */
+int ctl_probes(const struct ctl_opts *o __attribute__((unused)))
+{
+	char *text;
+	int err;
+
+	err = jifl_proc_read(JIFL_PROC_TOOL, &text);
+	if (err) {
+		ctl_file_error(JIFL_PROC_TOOL, err);
+		return 1;
+	}
+	if (strncmp(text, PROBES_HEADER, strlen(PROBES_HEADER))) {
+		fprintf(stderr, PROG ": probes: the active tool is not probe (" PROG
+			" tool probe)\n");
+		free(text);
+		return 1;
+	}
+	fputs(text, stdout);
+	free(text);
+	return 0;
 }

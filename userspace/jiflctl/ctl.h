@@ -45,6 +45,7 @@ int ctl_disable(const struct ctl_opts *o);
 int ctl_flush(const struct ctl_opts *o);
 int ctl_tool(const struct ctl_opts *o);
 int ctl_bbcount(const struct ctl_opts *o);
+int ctl_probes(const struct ctl_opts *o);
 
 /* Run o->argv with JIFL enabled for it alone (run.c). */
 int ctl_run(const struct ctl_opts *o);

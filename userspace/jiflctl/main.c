@@ -26,14 +26,16 @@ static void usage(FILE *f)
 		"       " PROG " tool NAME\n"
 		"       " PROG " stats [--json]\n"
 		"       " PROG " bbcount [--top N] [--reset]\n"
+		"       " PROG " probes\n"
 		"       " PROG " run [--syscalls SET] [--no-children] [--quiet] -- COMMAND [ARGS...]\n"
 		"\n"
 		"status: settings and counters; enable: run system calls from the\n"
 		"code cache; flush: drop the translations; tool: instrument every\n"
 		"block with the kernel's tool NAME (null: none); bbcount: the blocks\n"
-		"that tool bbcount counted, most run first; run: COMMAND alone with\n"
-		"JIFL (and the processes it creates), then its counters on stderr,\n"
-		"and exit as COMMAND did.\n"
+		"that tool bbcount counted, most run first; probes: the handlers\n"
+		"modules put on instructions with tool probe, and their hits; run:\n"
+		"COMMAND alone with JIFL (and the processes it creates), then its\n"
+		"counters on stderr, and exit as COMMAND did.\n"
 		"\n"
 		"  -s, --syscalls SET  all (default), none, or names, numbers and\n"
 		"                      ranges: read,write,39,100-110\n"
@@ -116,6 +118,7 @@ static const struct command {
 	{ "tool", "", ctl_tool },
 	{ "stats", "j", ctl_stats },
 	{ "bbcount", "tr", ctl_bbcount },
+	{ "probes", "", ctl_probes },
 	{ "run", "sqcC", ctl_run },
 };
 
