@@ -18,11 +18,14 @@ gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static -isystem build/kernel/usr/inclu
 	-o "$share/flowjit_bench" tests/bench/flowjit_bench.c
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
 	-o "$share/jifl_bench" tests/bench/jifl_bench.c
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
+	-o "$share/jifl_probe_bench" tests/bench/jifl_probe_bench.c
 cp tests/data/hot.lua "$share/"
 
 cat > "$out/cmd.sh" <<'CMD'
 cd /mnt/host
 ./jifl_bench
+./jifl_probe_bench
 ./flowjit_bench /mnt/host/flowjit-samples.txt
 # LuaJIT with tracking off and on (a shell tracks itself, then execs);
 # one warm-up run first, so that QEMU has translated luajit's own code.
@@ -41,6 +44,7 @@ sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest.log" | sed '1d;$d' | tr 
 	grep -v 'jifl-guest: command still running' > "$out/flowjit.txt"
 grep -v '^luajit-run' "$out/flowjit.txt" | grep -v 'crng init'
 grep -A40 '^jifl-bench' "$out/flowjit.txt" > "$out/jifl.txt" || true
+grep -A3 '^jifl-probe-bench' "$out/flowjit.txt" > "$out/jifl-probe.txt" || true
 awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");
 	off += a[3] - a[2]; on += b[3] - b[2] }
 	END { if (off > 0) printf "LuaJIT hot.lua, 5 runs each: untracked %.2fs, tracked %.2fs, ratio %.2f\n", off, on, on / off }' \
@@ -53,6 +57,7 @@ awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");
 cat > "$out/cmd-icount.sh" <<'CMD'
 cd /mnt/host
 ./jifl_bench --icount --no-kprobes
+./jifl_probe_bench --icount
 echo "jifl-irqoff: $(grep irqoff_max_cycles /proc/jifl/stats)"
 CMD
 # The guest's heartbeat sleeps 20 s of virtual time, which is 20 billion
@@ -61,7 +66,7 @@ QEMU_SMP=1 JIFL_TSC_KHZ=1000000 QEMU_EXTRA="-icount shift=0,sleep=off" \
 	scripts/qemu-run.sh -t none -s "$share" -c "$out/cmd-icount.sh" -T 1500 -P 900 \
 	-l "$out/guest-icount.log" >/dev/null || true
 sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest-icount.log" | sed '1d;$d' | tr -d '\r' |
-	grep -E '^(jifl-bench|  |jifl-irqoff)' | tee "$out/jifl-icount.txt"
+	grep -E '^(jifl-bench|jifl-probe-bench|  |jifl-irqoff)' | tee "$out/jifl-icount.txt"
 
 if command -v gnuplot >/dev/null && [ -s "$share/flowjit-samples.txt" ]; then
 	gnuplot <<GP
