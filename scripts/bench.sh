@@ -44,7 +44,7 @@ sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest.log" | sed '1d;$d' | tr 
 	grep -v 'jifl-guest: command still running' > "$out/flowjit.txt"
 grep -v '^luajit-run' "$out/flowjit.txt" | grep -v 'crng init'
 grep -A40 '^jifl-bench' "$out/flowjit.txt" > "$out/jifl.txt" || true
-grep -A3 '^jifl-probe-bench' "$out/flowjit.txt" > "$out/jifl-probe.txt" || true
+grep -A5 '^jifl-probe-bench' "$out/flowjit.txt" > "$out/jifl-probe.txt" || true
 awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");
 	off += a[3] - a[2]; on += b[3] - b[2] }
 	END { if (off > 0) printf "LuaJIT hot.lua, 5 runs each: untracked %.2fs, tracked %.2fs, ratio %.2f\n", off, on, on / off }' \
