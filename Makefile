@@ -22,7 +22,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san fuzzers fuzz tests initramfs \
-	check check-debug series-check debian-check demo bench guest-shell install uninstall deb clean distclean
+	check check-debug series-check debian-check demo bench kcov-compare guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
 
@@ -31,6 +31,7 @@ help:
 	@echo "make check       all tests (host, then guest in QEMU); last line 'N passed, N failed'"
 	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
 	@echo "make check-debug guest tests on a KASAN + lockdep kernel (slow)"
+	@echo "make kcov-compare JIFL's cover tool against kcov, on a CONFIG_KCOV kernel"
 	@echo "make fuzz        run the libFuzzer harnesses (FUZZ_TIME seconds each) and update their corpora"
 	@echo "make series-check build the test kernel at every patch of patches/series, checkpatch --strict each"
 	@echo "make debian-check compile what the series touches with Debian's own amd64 config"
@@ -130,6 +131,9 @@ demo:
 
 bench:
 	@scripts/bench.sh
+
+kcov-compare:
+	@scripts/kcov-compare.sh
 
 guest-shell: kernel initramfs
 	scripts/qemu-run.sh --shell

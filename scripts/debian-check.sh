@@ -36,7 +36,7 @@ kmake olddefconfig > "$kout/check.log" 2>&1 || { cat "$kout/check.log"; die "old
 
 passed=0 failed=0
 missing=
-for opt in JIFL=y FLOWJIT=y JIFL_BBCOUNT=m JIFL_EDGES=m JIFL_PROBE=m; do
+for opt in JIFL=y FLOWJIT=y JIFL_BBCOUNT=m JIFL_EDGES=m JIFL_PROBE=m JIFL_COVER=m; do
 	grep -qx "CONFIG_$opt" "$kout/.config" || missing="$missing $opt"
 done
 if [ -z "$missing" ]; then
