@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "guest_harness.h"
+#include "jifl_module.h"
 #include "proc_util.h"
 
 static const char *const jiflctl_paths[] = {

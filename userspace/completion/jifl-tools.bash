@@ -118,13 +118,13 @@ _jiflctl()
 
 	if ((cword == 1)); then
 		COMPREPLY=($(compgen -W 'status enable disable flush tool stats bbcount
-			run --help --version' -- "$cur"))
+			probes run cover --help --version' -- "$cur"))
 		return
 	fi
 	case $prev in
 	-s | --syscalls) COMPREPLY=($(compgen -W 'all none' -- "$cur")); return ;;
 	-p | --pid) _pids; return ;;
-	-t | --top) return ;;
+	-t | --top | -n | --size) return ;;
 	esac
 	$split && return
 	case ${words[1]} in
@@ -135,9 +135,13 @@ _jiflctl()
 		_jifl_command 2 '-s|--syscalls' && return
 		opts='--syscalls --no-children --quiet'
 		;;
+	cover)
+		_jifl_command 2 '-s|--syscalls|-n|--size' && return
+		opts='--syscalls --raw --size --quiet'
+		;;
 	tool)
-		# null is the one tool every JIFL kernel has; bbcount a module's.
-		((cword == 2)) && COMPREPLY=($(compgen -W 'null bbcount' -- "$cur"))
+		# null is the one tool every JIFL kernel has; the others modules'.
+		((cword == 2)) && COMPREPLY=($(compgen -W 'null bbcount edges probe cover' -- "$cur"))
 		return
 		;;
 	esac

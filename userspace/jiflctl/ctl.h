@@ -18,6 +18,8 @@ struct ctl_opts {
 	int quiet;
 	int reset;
 	unsigned int top;	/* bbcount: rows at most; 0: all */
+	int raw;		/* cover: addresses, not functions */
+	unsigned long size;	/* cover: buffer words */
 	char *const *argv;	/* run: the command; tool: the name */
 };
 
@@ -49,5 +51,21 @@ int ctl_probes(const struct ctl_opts *o);
 
 /* Run o->argv with JIFL enabled for it alone (run.c). */
 int ctl_run(const struct ctl_opts *o);
+
+/*
+ * Run o->argv with JIFL enabled (o->syscalls) for its process alone, or
+ * with @tree the processes it creates too; the child calls @setup(@arg)
+ * just before execvp() (non-zero: exit 126). Then the settings as they
+ * were. Returns 0 with the child's pid and wait status, or -1 after
+ * saying why; @what names the command in messages.
+ */
+int run_command(const struct ctl_opts *o, const char *what, int tree,
+		int (*setup)(void *), void *arg, pid_t *pid, int *status);
+
+/* A wait status as a shell's exit code. */
+int run_exit_code(int status);
+
+/* Run o->argv with the cover tool collecting for it (cover.c). */
+int ctl_cover(const struct ctl_opts *o);
 
 #endif /* JIFLCTL_CTL_H */

@@ -28,6 +28,7 @@ static void usage(FILE *f)
 		"       " PROG " bbcount [--top N] [--reset]\n"
 		"       " PROG " probes\n"
 		"       " PROG " run [--syscalls SET] [--no-children] [--quiet] -- COMMAND [ARGS...]\n"
+		"       " PROG " cover [--syscalls SET] [--raw] [--size N] [--quiet] -- COMMAND [ARGS...]\n"
 		"\n"
 		"status: settings and counters; enable: run system calls from the\n"
 		"code cache; flush: drop the translations; tool: instrument every\n"
@@ -35,7 +36,9 @@ static void usage(FILE *f)
 		"that tool bbcount counted, most run first; probes: the handlers\n"
 		"modules put on instructions with tool probe, and their hits; run:\n"
 		"COMMAND alone with JIFL (and the processes it creates), then its\n"
-		"counters on stderr, and exit as COMMAND did.\n"
+		"counters on stderr, and exit as COMMAND did; cover: run COMMAND's\n"
+		"process with tool cover collecting (kcov's buffer), then the kernel\n"
+		"functions its system calls ran, blocks run most first.\n"
 		"\n"
 		"  -s, --syscalls SET  all (default), none, or names, numbers and\n"
 		"                      ranges: read,write,39,100-110\n"
@@ -46,6 +49,10 @@ static void usage(FILE *f)
 		"  -q, --quiet         run: no counters\n"
 		"  -t, --top N         bbcount: the N most run blocks (default 20; 0: all)\n"
 		"  -r, --reset         bbcount: set the counts to 0 instead\n"
+		"  -R, --raw           cover: the addresses, one a line, as kcov gives\n"
+		"                      them (for addr2line -e vmlinux)\n"
+		"  -n, --size N        cover: buffer words, rounded up to a page of them:\n"
+		"                      N-1 blocks (default 1048576)\n"
 		"  -h, --help          this text\n"
 		"      --version       the version\n");
 }
@@ -98,6 +105,20 @@ static int parse_top(const char *s, unsigned int *top)
 	return 0;
 }
 
+/* cover's buffer: whole pages (kcov maps it whole), up to 2^28 words (2 GiB) */
+static int parse_size(const char *s, unsigned long *size)
+{
+	uint64_t v;
+
+	if (jifl_number_whole(s, 0, 1ull << 28, &v) || v < 2) {
+		fprintf(stderr, PROG ": cover: --size: '%s' is not a number of words "
+			"from 2 to 268435456\n", s);
+		return -1;
+	}
+	*size = (v + 511) & ~511ull;
+	return 0;
+}
+
 static const char *long_name(const struct option *opts, int c)
 {
 	for (; opts->name; opts++)
@@ -120,6 +141,7 @@ static const struct command {
 	{ "bbcount", "tr", ctl_bbcount },
 	{ "probes", "", ctl_probes },
 	{ "run", "sqcC", ctl_run },
+	{ "cover", "sqRn", ctl_cover },
 };
 
 static int parse_opts(const struct command *cmd, int argc, char **argv,
@@ -134,15 +156,19 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "top", required_argument, NULL, 't' },
 		{ "reset", no_argument, NULL, 'r' },
+		{ "raw", no_argument, NULL, 'R' },
+		{ "size", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int run = cmd->fn == ctl_run, tool = cmd->fn == ctl_tool, top = 0, c;
+	int run = cmd->fn == ctl_run || cmd->fn == ctl_cover;
+	int tool = cmd->fn == ctl_tool, top = 0, c;
 
 	jifl_sysset_parse(&o->syscalls, "all", NULL);
 	o->top = 20;
+	o->size = 1 << 20;
 	/* '+': the options after COMMAND are its own; ':': we say what is wrong */
-	while ((c = getopt_long(argc, argv, "+:s:p:cCjqt:rh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:s:p:cCjqt:rRn:h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			exit(0);
@@ -162,8 +188,10 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		}
 		if ((c == 's' && parse_syscalls(optarg, &o->syscalls)) ||
 		    (c == 'p' && parse_pid(optarg, &o->pid)) ||
-		    (c == 't' && parse_top(optarg, &o->top)))
+		    (c == 't' && parse_top(optarg, &o->top)) ||
+		    (c == 'n' && parse_size(optarg, &o->size)))
 			return -1;
+		o->raw |= c == 'R';
 		o->json |= c == 'j';
 		o->quiet |= c == 'q';
 		o->reset |= c == 'r';
@@ -191,7 +219,8 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		return -1;
 	}
 	if (run && optind == argc) {
-		fprintf(stderr, PROG ": run: no command (" PROG " run -- COMMAND [ARGS...])\n");
+		fprintf(stderr, PROG ": %s: no command (" PROG " %s -- COMMAND [ARGS...])\n",
+			cmd->name, cmd->name);
 		return -1;
 	}
 	o->argv = argv + optind;

@@ -2,6 +2,7 @@
 /*
  * jiflctl run: the child waits on a pipe until the pid filter names it,
  * so that JIFL covers its whole life from execve on, and nothing else.
+ * jiflctl cover runs its command the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,8 @@
 #include "ctl.h"
 #include "report.h"
 
-static void __attribute__((noreturn)) child(int go[2], char *const argv[])
+static void __attribute__((noreturn)) child(int go[2], char *const argv[],
+					    int (*setup)(void *), void *arg)
 {
 	char c;
 
@@ -22,6 +24,8 @@ static void __attribute__((noreturn)) child(int go[2], char *const argv[])
 	/* EOF: the parent could not set JIFL up and says why */
 	if (read(go[0], &c, 1) != 1)
 		_exit(127);
+	if (setup && setup(arg))
+		_exit(126);
 	execvp(argv[0], argv);
 	fprintf(stderr, PROG ": run: %s: %s\n", argv[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
@@ -52,51 +56,70 @@ static int restore(const struct jifl_proc_control *saved)
 	return ctl_apply(&saved->syscalls, saved->pid, tree, saved->enabled);
 }
 
-static int exit_code(int status)
+int run_exit_code(int status)
 {
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int ctl_run(const struct ctl_opts *o)
+int run_command(const struct ctl_opts *o, const char *what, int tree,
+		int (*setup)(void *), void *arg, pid_t *pidp, int *status)
 {
 	char *const *argv = o->argv;
 	struct jifl_proc_control saved;
-	struct jifl_proc_stats before, after;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	int go[2], status, err;
+	int go[2], err;
 	pid_t pid;
 
-	if (ctl_read(&saved, &before))
-		return 1;
+	err = jifl_proc_read_control(&saved);
+	if (err) {
+		ctl_file_error(JIFL_PROC_CONTROL, err);
+		return -1;
+	}
 	if (pipe2(go, O_CLOEXEC)) {
-		fprintf(stderr, PROG ": run: pipe: %s\n", strerror(errno));
-		return 1;
+		fprintf(stderr, PROG ": %s: pipe: %s\n", what, strerror(errno));
+		return -1;
 	}
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, PROG ": run: fork: %s\n", strerror(errno));
-		return 1;
+		fprintf(stderr, PROG ": %s: fork: %s\n", what, strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		return -1;
 	}
 	if (pid == 0)
-		child(go, argv);
+		child(go, argv, setup, arg);
 	close(go[0]);
+	*pidp = pid;
 	/* like a shell: ^C is for the command; we must live to disable JIFL */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	if (o->tree && saved.tree < 0 && !o->quiet)
-		fprintf(stderr, PROG ": run: this kernel selects no children (its control file "
-			"has no 'tree'): %s's process alone\n", argv[0]);
-	err = ctl_apply(&o->syscalls, pid, o->tree && saved.tree >= 0, 1);
+	if (tree && saved.tree < 0 && !o->quiet)
+		fprintf(stderr, PROG ": %s: this kernel selects no children (its control file "
+			"has no 'tree'): %s's process alone\n", what, argv[0]);
+	err = ctl_apply(&o->syscalls, pid, tree && saved.tree >= 0, 1);
 	if (!err && write(go[1], "", 1) != 1)
 		err = -1;
 	close(go[1]);
-	if (wait_child(pid, &status)) {
-		fprintf(stderr, PROG ": run: waitpid: %s\n", strerror(errno));
+	if (wait_child(pid, status)) {
+		fprintf(stderr, PROG ": %s: waitpid: %s\n", what, strerror(errno));
 		err = -1;
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	if (restore(&saved) || err)
+		return -1;
+	return 0;
+}
+
+int ctl_run(const struct ctl_opts *o)
+{
+	struct jifl_proc_control saved;
+	struct jifl_proc_stats before, after;
+	int status, err;
+	pid_t pid;
+
+	if (ctl_read(&saved, &before) ||
+	    run_command(o, "run", o->tree, NULL, NULL, &pid, &status))
 		return 1;
 	if (!o->quiet) {
 		err = jifl_proc_read_stats(&after);
@@ -105,9 +128,9 @@ int ctl_run(const struct ctl_opts *o)
 			return 1;
 		}
 		fprintf(stderr, PROG ": %s (pid %d) %s %d; JIFL counters of the run:\n",
-			argv[0], (int)pid, WIFEXITED(status) ? "exit status" : "signal",
+			o->argv[0], (int)pid, WIFEXITED(status) ? "exit status" : "signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 		report_delta(stderr, &before, &after);
 	}
-	return exit_code(status);
+	return run_exit_code(status);
 }
