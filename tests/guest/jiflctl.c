@@ -476,6 +476,40 @@ TEST_F(jiflctl, kernel_without_jifl)
 	EXPECT_NE(NULL, strstr(err, "CONFIG_JIFL"));
 }
 
+/*
+ * cover: the kernel functions the command's own system calls ran, from
+ * its execve() on; --raw gives the addresses instead; the tool chosen
+ * before is set back; the command's exit status is jiflctl's.
+ */
+TEST_F(jiflctl, cover_lists_the_commands_functions)
+{
+	long long blocks = -1, raw = 0;
+	const char *line;
+	int ret = jifl_module_load("jifl_cover");
+
+	ASSERT_TRUE(!ret || ret == -EEXIST);
+	ASSERT_EQ(0, JIFLCTL("tool", "null"));
+	ASSERT_EQ(0, JIFLCTL("cover", "--", "/bin/busybox", "true"));
+	TH_LOG("%.1200s", out);
+	EXPECT_NE(NULL, strstr(out, " __x64_sys_execve\n"));
+	EXPECT_NE(NULL, strstr(out, " __x64_sys_exit_group\n"));
+	line = strstr(out, "\n# ");
+	if (line)
+		blocks = strtoll(line + 3, NULL, 10);
+	EXPECT_LT(100, blocks);
+	EXPECT_STREQ("null", control("tool"));
+
+	ASSERT_EQ(0, JIFLCTL("cover", "--raw", "--", "/bin/busybox", "true"));
+	for (line = out; *line; line = strchrnul(line, '\n'), line += !!*line)
+		raw += !strncmp(line, "0xffffffff", 10);
+	TH_LOG("%lld addresses", raw);
+	EXPECT_LT(100, raw);
+	EXPECT_EQ(1, JIFLCTL("cover", "--quiet", "--", "/bin/busybox", "false"));
+	EXPECT_STREQ("null", control("tool"));
+	EXPECT_EQ(2, JIFLCTL("cover", "--size", "1"));
+	jifl_module_unload("jifl_cover");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "getppid"))
