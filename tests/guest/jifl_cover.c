@@ -77,18 +77,12 @@ static int ksyms_load(void)
 /* The symbol containing @addr (a run-time address), or NULL. */
 static const char *ksym_of(unsigned long addr)
 {
-	int lo = 0, hi = nr_syms - 1, mid;
+	int i = 0;
 
-	if (!nr_syms || addr < syms[0].addr)
-		return NULL;
-	while (lo < hi) {
-		mid = (lo + hi + 1) / 2;
-		if (syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return syms[lo].name;
+	/* a scan, not a search: few addresses, and independent of jiflctl's */
+	while (i < nr_syms && syms[i].addr <= addr)
+		i++;
+	return i ? syms[i - 1].name : NULL;
 }
 
 /* What kcov and cover take away from run-time addresses (KASLR). */
