@@ -56,7 +56,7 @@ awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");
 # its lock with interrupts off, in instructions.
 cat > "$out/cmd-icount.sh" <<'CMD'
 cd /mnt/host
-./jifl_bench --icount --no-kprobes
+./jifl_bench --icount
 ./jifl_probe_bench --icount
 echo "jifl-irqoff: $(grep irqoff_max_cycles /proc/jifl/stats)"
 CMD

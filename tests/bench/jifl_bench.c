@@ -259,26 +259,94 @@ static int read_stats(unsigned long long *v)
 	return found == NR_STATS ? 0 : -1;
 }
 
-/* The blocks bbcount saw, for kprobes at the same addresses. */
-static unsigned long blocks[8192];
+/* The blocks bbcount saw run, for kprobes at the same addresses. */
+#define MAX_BLOCKS	16384
+static unsigned long blocks[MAX_BLOCKS];
+static unsigned long long counts[MAX_BLOCKS];
 static size_t nr_blocks;
 
+/* bbcount's blocks that ran, and their counts, into blocks[] and counts[]. */
 static void save_blocks(void)
 {
 	char line[256];
-	unsigned long long count;
-	unsigned long addr;
 	FILE *f = fopen("/proc/jifl/tool", "r");
 
-	while (f && fgets(line, sizeof(line), f) && nr_blocks < sizeof(blocks) / sizeof(blocks[0]))
-		if (sscanf(line, "%llu 0x%lx", &count, &addr) == 2)
-			blocks[nr_blocks++] = addr;
+	nr_blocks = 0;
+	while (f && fgets(line, sizeof(line), f) && nr_blocks < MAX_BLOCKS)
+		if (sscanf(line, "%llu 0x%lx", &counts[nr_blocks], &blocks[nr_blocks]) == 2)
+			nr_blocks++;
 	if (f)
 		fclose(f);
 }
 
-/* A counting kprobe at each block bbcount saw; returns how many. */
-static long kprobe_blocks(void)
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * bbcount's counts for @n calls of @b in this process and its children
+ * (not the guest runner's heartbeat), into blocks[] and counts[]. They
+ * include the blocks of the "disable" written to /proc/jifl/control.
+ */
+static int count_blocks(const struct bench *b, int n)
+{
+	char tree[32];
+	int i;
+
+	snprintf(tree, sizeof(tree), "tree %d", (int)getpid());
+	if (write_file("/proc/jifl/tool", "reset") || control(tree))
+		return -1;
+	control("enable");
+	for (i = 0; i < n; i++)
+		b->fn();
+	control("disable");
+	control("pid 0");
+	save_blocks();
+	return 0;
+}
+
+/*
+ * The blocks @b's calls run, into blocks[]; how many. Those of the
+ * "disable" alone are left out: a block counts if it ran more often
+ * with the calls than without them.
+ */
+static size_t bench_blocks(const struct bench *b)
+{
+	static unsigned long base[MAX_BLOCKS];
+	static unsigned long long base_counts[MAX_BLOCKS];
+	size_t nr_base, i, j, n = 0;
+
+	if (control("tool bbcount") || count_blocks(b, 0))
+		return 0;
+	nr_base = nr_blocks;
+	memcpy(base, blocks, nr_base * sizeof(*base));
+	memcpy(base_counts, counts, nr_base * sizeof(*base_counts));
+	if (count_blocks(b, b->iters))
+		return 0;
+	control("tool null");
+	for (i = 0; i < nr_blocks; i++) {
+		unsigned long long before = 0;
+
+		for (j = 0; j < nr_base; j++)
+			if (base[j] == blocks[i])
+				before = base_counts[j];
+		if (counts[i] > before)
+			blocks[n++] = blocks[i];
+	}
+	nr_blocks = n;
+	return n;
+}
+
+/* A counting kprobe at each of blocks[]; returns how many, or -1. */
+static long kprobe_blocks(const char *name)
 {
 	char cmd[32], line[128];
 	long probes = -1, refused = -1;
@@ -286,7 +354,7 @@ static long kprobe_blocks(void)
 	FILE *f;
 	int fd;
 
-	if (!nr_blocks || load_tool("kprobe_blocks"))
+	if (write_file("/proc/jifl_kprobe_blocks", "clear"))
 		return -1;
 	fd = open("/proc/jifl_kprobe_blocks", O_WRONLY);
 	if (fd < 0)
@@ -302,8 +370,8 @@ static long kprobe_blocks(void)
 		sscanf(line, "probes %ld refused %ld", &probes, &refused);
 	if (f)
 		fclose(f);
-	fprintf(stderr, "jifl-bench: kprobes on %ld of bbcount's %zu blocks (%ld refused)\n",
-		probes, nr_blocks, refused);
+	fprintf(stderr, "jifl-bench: %s: kprobes on %ld of the %zu blocks bbcount saw (%ld refused)\n",
+		name, probes, nr_blocks, refused);
 	return probes;
 }
 
@@ -372,15 +440,15 @@ static void print_where(unsigned long long where[][NR_STATS])
 }
 
 /*
- * A counting kprobe on every block bbcount saw against bbcount: what
- * instrumenting every block adds to the native cost, each way.
+ * A counting kprobe on every block a benchmark runs against bbcount:
+ * what instrumenting every block adds to the native cost, each way.
  */
 static void print_kprobes(int icount, const double *native, const double *bbcount,
 			  const double *kprobes)
 {
 	size_t i;
 
-	printf("jifl-bench: kprobes on every block bbcount saw, %s\n", unit(icount));
+	printf("jifl-bench: kprobes on every block each benchmark runs, %s\n", unit(icount));
 	printf("  %-22s %12s %12s %12s %14s\n", "benchmark", "native", "bbcount", "kprobes",
 	       "added k/b");
 	for (i = 0; i < NR_BENCHES; i++) {
@@ -397,9 +465,9 @@ static void print_kprobes(int icount, const double *native, const double *bbcoun
  * With --icount the guest runs under QEMU's -icount shift=0, where the
  * TSC advances by one per executed instruction: the ticks are
  * instructions, reproducible to about 1%. --no-kprobes leaves the
- * kprobes comparison out: with a trap on every block the icount guest
- * runs hundreds of times slower (its virtual clock is its instruction
- * count), and the run outlasts any sensible limit.
+ * kprobes comparison out. The kprobes of one benchmark are set while
+ * it alone runs: a trap on every block of every benchmark at once made
+ * the icount guest hundreds of times slower everywhere.
  */
 int main(int argc, char **argv)
 {
@@ -481,8 +549,6 @@ int main(int argc, char **argv)
 			}
 		}
 		control("disable");
-		if (!strcmp(tools[k], "bbcount"))
-			save_blocks();
 		/* progress, and output for the guest runner's silence check */
 		fprintf(stderr, "jifl-bench: tool %s measured\n", tools[k]);
 	}
@@ -490,14 +556,22 @@ int main(int argc, char **argv)
 	if (have_stats)
 		print_where(where);
 	control("tool null");
-	/* kprobes on the blocks bbcount counted, natively */
-	if (with_kprobes && kprobe_blocks() > 0) {
-		for (round = 0; round <= ROUNDS; round++) {
-			for (i = 0; i < NR_BENCHES; i++) {
+	/*
+	 * Natively, a counting kprobe on every block each benchmark runs
+	 * (those bbcount counted in one round of it, with JIFL on), the
+	 * kprobes of one benchmark at a time.
+	 */
+	if (with_kprobes && !load_tool("bbcount") && !load_tool("kprobe_blocks")) {
+		for (i = 0; i < NR_BENCHES; i++) {
+			if (!bench_blocks(&benches[i]) || kprobe_blocks(benches[i].name) <= 0)
+				continue;
+			for (round = 0; round <= ROUNDS; round++) {
 				t = run(&benches[i]);
 				if (round && t < kprobes[i])
 					kprobes[i] = t;
 			}
+			/* before the next one's blocks: JIFL runs kprobed code natively */
+			write_file("/proc/jifl_kprobe_blocks", "clear");
 		}
 		print_kprobes(icount, native, jifl[1], kprobes);
 	}
