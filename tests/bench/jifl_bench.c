@@ -25,16 +25,21 @@
 
 #include "../guest/jifl_module.h"
 
-static int control(const char *cmd)
+static int write_file(const char *path, const char *s)
 {
-	int fd = open("/proc/jifl/control", O_WRONLY);
+	int fd = open(path, O_WRONLY);
 	int ok;
 
 	if (fd < 0)
 		return -1;
-	ok = write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd);
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
 	close(fd);
 	return ok ? 0 : -1;
+}
+
+static int control(const char *cmd)
+{
+	return write_file("/proc/jifl/control", cmd);
 }
 
 /*
@@ -279,18 +284,6 @@ static void save_blocks(void)
 			nr_blocks++;
 	if (f)
 		fclose(f);
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
 }
 
 /*
