@@ -32,7 +32,8 @@ static const char *const jiflctl_paths[] = {
 static const char *jiflctl;
 
 /* Output of the last run(). */
-static char out[1 << 16], err[1 << 16];
+/* large enough for bbcount --top 0 of an exec and exit (some 3,500 blocks) */
+static char out[1 << 20], err[1 << 16];
 
 enum how { AS_ROOT, AS_NOBODY, WITHOUT_PROC_JIFL };
 
@@ -199,7 +200,7 @@ TEST_F(jiflctl, flush_counts)
 
 TEST_F(jiflctl, run_gives_native_output)
 {
-	char native[sizeof(out)];
+	static char native[sizeof(out)];
 	long long entries = jifl_stat("entries");
 
 	ASSERT_EQ(0, run((const char *[]){ "/bin/busybox", "ls", "/", NULL }));
@@ -508,6 +509,64 @@ TEST_F(jiflctl, cover_lists_the_commands_functions)
 	EXPECT_STREQ("null", control("tool"));
 	EXPECT_EQ(2, JIFLCTL("cover", "--size", "1"));
 	jifl_module_unload("jifl_cover");
+}
+
+/* The count of the line of bbcount's listing @out for @symbol, or -1. */
+static long long bbcount_of(const char *symbol)
+{
+	const char *p = strstr(out, symbol), *line;
+
+	if (!p)
+		return -1;
+	for (line = p; line > out && line[-1] != '\n'; line--)
+		;
+	return strtoll(line, NULL, 10);
+}
+
+/*
+ * bbcount with a COMMAND: the blocks its system calls ran, counted from
+ * 0; with --syscalls only those of the set (a per-syscall view); the
+ * tool chosen before is set back; the command's exit status is
+ * jiflctl's.
+ */
+TEST_F(jiflctl, bbcount_counts_the_commands_system_calls)
+{
+	char exe[PATH_MAX], calls[16];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *p;
+	int others = 0, ret = jifl_module_load("jifl_bbcount");
+
+	ASSERT_TRUE(!ret || ret == -EEXIST);
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	snprintf(calls, sizeof(calls), "%d", GETPPIDS);
+	ASSERT_EQ(0, JIFLCTL("tool", "null"));
+	ASSERT_EQ(0, JIFLCTL("bbcount", "--syscalls", "getppid", "--top", "0", "--",
+			     exe, "getppid", calls));
+	TH_LOG("%.1500s", out);
+	/*
+	 * The first block of the system call (__do_sys_getppid, or its
+	 * alias __x64_sys_getppid) runs once a call, and no other system
+	 * call's block runs.
+	 */
+	EXPECT_EQ(GETPPIDS, bbcount_of("_sys_getppid+0x0\n"));
+	for (p = strstr(out, "_sys_"); p; p = strstr(p + 1, "_sys_"))
+		others += !!strncmp(p, "_sys_getppid+", 13);
+	EXPECT_EQ(0, others);
+	EXPECT_STREQ("null", control("tool"));
+	EXPECT_STREQ("0", control("enabled"));
+
+	/* every system call: the exec and the exit are there too */
+	ASSERT_EQ(0, JIFLCTL("bbcount", "--top", "0", "--", exe, "getppid", calls));
+	EXPECT_EQ(GETPPIDS, bbcount_of("_sys_getppid+0x0\n"));
+	EXPECT_LT(0, bbcount_of("_sys_execve+0x0\n"));
+	EXPECT_LT(0, bbcount_of("_sys_exit_group+0x0\n"));
+	EXPECT_NE(NULL, strstr(err, "exit status 0"));
+
+	EXPECT_EQ(1, JIFLCTL("bbcount", "--quiet", "--", "/bin/busybox", "false"));
+	EXPECT_STREQ("", err);
+	EXPECT_STREQ("null", control("tool"));
+	jifl_module_unload("jifl_bbcount");
 }
 
 int main(int argc, char **argv)

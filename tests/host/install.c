@@ -243,6 +243,8 @@ static const struct {
 	{ "jiflctl ''", "bbcount", NULL },
 	{ "jiflctl bbcount --", "--top", "--json" },
 	{ "jiflctl bbcount --r", "--reset", NULL },
+	{ "jiflctl bbcount --s", "--syscalls", NULL },
+	{ "jiflctl bbcount --syscalls read -- ech", "echo", NULL },
 };
 
 TEST_F(install, completion)

@@ -131,6 +131,23 @@ TEST_F(bbcount, reset_writes_reset)
 	EXPECT_EQ(2, bbcount(self, "--reset --top 3"));
 }
 
+/* Options of a COMMAND run without one, and --reset with one: usage errors. */
+TEST_F(bbcount, command_options_need_a_command)
+{
+	put_tool(_metadata, self, "");
+	EXPECT_EQ(2, bbcount(self, "--syscalls read"));
+	EXPECT_STREQ("jiflctl: bbcount: --syscalls, --children, --no-children and --quiet go "
+		     "with a COMMAND\n", self->out);
+	EXPECT_EQ(2, bbcount(self, "--no-children"));
+	EXPECT_EQ(2, bbcount(self, "--reset -- true"));
+	EXPECT_STREQ("jiflctl: bbcount: --reset and a COMMAND do not go together (the counts "
+		     "start from 0 for a COMMAND)\n", self->out);
+	EXPECT_EQ(2, bbcount(self, "--syscalls nosuchcall -- true"));
+	/* nothing was written */
+	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cat %s/tool", self->dir));
+	EXPECT_STREQ("", self->out);
+}
+
 /* A listing and the line that the parser must find wrong (0: none). */
 static const struct {
 	const char *text;

@@ -130,7 +130,10 @@ _jiflctl()
 	case ${words[1]} in
 	enable) opts='--syscalls --pid --children' ;;
 	stats) opts='--json' ;;
-	bbcount) opts='--top --reset' ;;
+	bbcount)
+		_jifl_command 2 '-s|--syscalls|-t|--top' && return
+		opts='--top --reset --syscalls --no-children --quiet'
+		;;
 	run)
 		_jifl_command 2 '-s|--syscalls' && return
 		opts='--syscalls --no-children --quiet'

@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bbcount.h"
 #include "ctl.h"
 #include "errcode.h"
 #include "jiflproc.h"
 #include "report.h"
 
-#define NOT_BBCOUNT	"the active tool is not bbcount (" PROG " tool bbcount)"
 /* The first line of the probe tool's listing, /proc/jifl/tool. */
 #define PROBES_HEADER	"# hits address symbol handler\n"
 
@@ -163,64 +161,6 @@ int ctl_flush(const struct ctl_opts *o __attribute__((unused)))
 
 	if (err)
 		ctl_error("flush", err);
-	return err ? 1 : 0;
-}
-
-static int bbcount_reset(void)
-{
-	int err = jifl_proc_tool_command("reset");
-
-	if (err == -jifl_err_io && errno == EINVAL)
-		fprintf(stderr, PROG ": bbcount: " NOT_BBCOUNT "\n");
-	else if (err)
-		ctl_file_error(JIFL_PROC_TOOL, err);
-	return err ? 1 : 0;
-}
-
-/* Say what is wrong with the listing @bc was parsed from. */
-static void bbcount_error(const struct jifl_bbcount *bc, int err)
-{
-	char path[PATH_MAX];
-
-	/* it was read: the path fits */
-	jifl_proc_path(JIFL_PROC_TOOL, path, sizeof(path));
-	if (err != -jifl_err_format)
-		fprintf(stderr, PROG ": %s: %s\n", path, jifl_strerror(err));
-	else if (!bc->bad_line)
-		fprintf(stderr, PROG ": %s: line %zu: the listing ends before its '# blocks' line\n",
-			path, bc->bad_nr);
-	else
-		fprintf(stderr, PROG ": %s: line %zu: not a bbcount line: '%.80s'\n", path,
-			bc->bad_nr, bc->bad_line);
-}
-
-int ctl_bbcount(const struct ctl_opts *o)
-{
-	struct jifl_bbcount bc = { 0 };
-	char *text;
-	int err;
-
-	if (o->reset)
-		return bbcount_reset();
-	err = jifl_proc_read(JIFL_PROC_TOOL, &text);
-	if (err) {
-		ctl_file_error(JIFL_PROC_TOOL, err);
-		return 1;
-	}
-	if (!jifl_bbcount_is(text)) {
-		fprintf(stderr, PROG ": bbcount: " NOT_BBCOUNT "\n");
-		free(text);
-		return 1;
-	}
-	err = jifl_bbcount_parse(&bc, text);
-	if (err) {
-		bbcount_error(&bc, err);
-	} else {
-		jifl_bbcount_sort(&bc);
-		report_bbcount(stdout, &bc, o->top);
-	}
-	jifl_bbcount_free(&bc);
-	free(text);
 	return err ? 1 : 0;
 }
 

@@ -26,6 +26,7 @@ static void usage(FILE *f)
 		"       " PROG " tool NAME\n"
 		"       " PROG " stats [--json]\n"
 		"       " PROG " bbcount [--top N] [--reset]\n"
+		"       " PROG " bbcount [--syscalls SET] [--no-children] [--top N] [--quiet] -- COMMAND [ARGS...]\n"
 		"       " PROG " probes\n"
 		"       " PROG " run [--syscalls SET] [--no-children] [--quiet] -- COMMAND [ARGS...]\n"
 		"       " PROG " cover [--syscalls SET] [--raw] [--size N] [--quiet] -- COMMAND [ARGS...]\n"
@@ -33,8 +34,10 @@ static void usage(FILE *f)
 		"status: settings and counters; enable: run system calls from the\n"
 		"code cache; flush: drop the translations; tool: instrument every\n"
 		"block with the kernel's tool NAME (null: none); bbcount: the blocks\n"
-		"that tool bbcount counted, most run first; probes: the handlers\n"
-		"modules put on instructions with tool probe, and their hits; run:\n"
+		"that tool bbcount counted, most run first, or with COMMAND the blocks\n"
+		"COMMAND's system calls ran (with --syscalls, those of SET alone: a\n"
+		"per-syscall view); probes: the handlers modules put on instructions\n"
+		"with tool probe, and their hits; run:\n"
 		"COMMAND alone with JIFL (and the processes it creates), then its\n"
 		"counters on stderr, and exit as COMMAND did; cover: run COMMAND's\n"
 		"process with tool cover collecting (kcov's buffer), then the kernel\n"
@@ -44,9 +47,9 @@ static void usage(FILE *f)
 		"                      ranges: read,write,39,100-110\n"
 		"  -p, --pid PID       only this process (default 0: all)\n"
 		"  -c, --children      enable: and the processes PID creates from now on\n"
-		"  -C, --no-children   run: COMMAND's process alone, not its children\n"
+		"  -C, --no-children   run, bbcount: COMMAND's process alone, not its children\n"
 		"  -j, --json          stats as one JSON object\n"
-		"  -q, --quiet         run: no counters\n"
+		"  -q, --quiet         run: no counters; bbcount, cover: no exit status line\n"
 		"  -t, --top N         bbcount: the N most run blocks (default 20; 0: all)\n"
 		"  -r, --reset         bbcount: set the counts to 0 instead\n"
 		"  -R, --raw           cover: the addresses, one a line, as kcov gives\n"
@@ -138,7 +141,7 @@ static const struct command {
 	{ "flush", "", ctl_flush },
 	{ "tool", "", ctl_tool },
 	{ "stats", "j", ctl_stats },
-	{ "bbcount", "tr", ctl_bbcount },
+	{ "bbcount", "trsqcC", ctl_bbcount },
 	{ "probes", "", ctl_probes },
 	{ "run", "sqcC", ctl_run },
 	{ "cover", "sqRn", ctl_cover },
@@ -162,7 +165,7 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		{ NULL, 0, NULL, 0 },
 	};
 	int run = cmd->fn == ctl_run || cmd->fn == ctl_cover;
-	int tool = cmd->fn == ctl_tool, top = 0, c;
+	int tool = cmd->fn == ctl_tool, top = 0, runopt = 0, c;
 
 	jifl_sysset_parse(&o->syscalls, "all", NULL);
 	o->top = 20;
@@ -196,8 +199,21 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		o->quiet |= c == 'q';
 		o->reset |= c == 'r';
 		top |= c == 't';
+		runopt |= c == 's' || c == 'q' || c == 'c' || c == 'C';
 		if (c == 'c' || c == 'C')
 			o->tree = c == 'c';
+	}
+	/* bbcount runs COMMAND if it has one */
+	run |= cmd->fn == ctl_bbcount && optind < argc;
+	if (cmd->fn == ctl_bbcount && !run && runopt) {
+		fprintf(stderr, PROG ": bbcount: --syscalls, --children, --no-children and "
+			"--quiet go with a COMMAND\n");
+		return -1;
+	}
+	if (cmd->fn == ctl_bbcount && run && o->reset) {
+		fprintf(stderr, PROG ": bbcount: --reset and a COMMAND do not go together "
+			"(the counts start from 0 for a COMMAND)\n");
+		return -1;
 	}
 	if (o->tree > 0 && !run && !o->pid) {
 		fprintf(stderr, PROG ": enable: --children needs --pid\n");
