@@ -22,7 +22,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san fuzzers fuzz tests initramfs \
-	check check-debug series-check debian-check demo bench kcov-compare guest-shell install uninstall deb clean distclean
+	check check-debug series-check debian-check demo bench bench-apache kcov-compare guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
 
@@ -30,6 +30,7 @@ help:
 	@echo "make demo        build everything, boot the patched kernel, show it working"
 	@echo "make check       all tests (host, then guest in QEMU); last line 'N passed, N failed'"
 	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
+	@echo "make bench-apache  the Apache rows of make bench alone"
 	@echo "make check-debug guest tests on a KASAN + lockdep kernel (slow)"
 	@echo "make kcov-compare JIFL's cover tool against kcov, on a CONFIG_KCOV kernel"
 	@echo "make fuzz        run the libFuzzer harnesses (FUZZ_TIME seconds each) and update their corpora"
@@ -131,6 +132,9 @@ demo:
 
 bench:
 	@scripts/bench.sh
+
+bench-apache:
+	@scripts/bench.sh apache
 
 kcov-compare:
 	@scripts/kcov-compare.sh

@@ -2,7 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: benchmarks, side by side in one guest run; ratios, not
 # pass/fail. Results land in build/bench/.
+#
+#   scripts/bench.sh          everything
+#   scripts/bench.sh apache   (make bench-apache) the Apache rows of the
+#                             JIFL bench alone, with kprobes, in both guests
 set -euo pipefail
+
+only=${1:-}
+case "$only" in
+"" | apache) ;;
+*) echo "usage: bench.sh [apache]" >&2; exit 2 ;;
+esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -21,10 +31,17 @@ gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
 	-o "$share/jifl_probe_bench" tests/bench/jifl_probe_bench.c
 cp tests/data/hot.lua "$share/"
+# Apache and ab for the guest, copied onto its root by the command
+scripts/apache-root.sh "$share/apache-root"
+jifl_args="--apache"
+[ "$only" = apache ] && jifl_args="--apache --only apache"
 
-cat > "$out/cmd.sh" <<'CMD'
+cat > "$out/cmd.sh" <<CMD
+cp -a /mnt/host/apache-root/. /
 cd /mnt/host
-./jifl_bench
+./jifl_bench $jifl_args
+CMD
+[ "$only" = apache ] || cat >> "$out/cmd.sh" <<'CMD'
 ./jifl_probe_bench
 ./flowjit_bench /mnt/host/flowjit-samples.txt
 # LuaJIT with tracking off and on (a shell tracks itself, then execs);
@@ -56,9 +73,12 @@ awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");
 # where the TSC advances by one per instruction (and runs at 1 GHz of
 # virtual time, hence tsc_early_khz). Also the longest time JIFL held
 # its lock with interrupts off, in instructions.
-cat > "$out/cmd-icount.sh" <<'CMD'
+cat > "$out/cmd-icount.sh" <<CMD
+cp -a /mnt/host/apache-root/. /
 cd /mnt/host
-./jifl_bench --icount
+./jifl_bench --icount $jifl_args
+CMD
+[ "$only" = apache ] || cat >> "$out/cmd-icount.sh" <<'CMD'
 ./jifl_probe_bench --icount
 echo "jifl-irqoff: $(grep irqoff_max_cycles /proc/jifl/stats)"
 CMD
@@ -69,6 +89,8 @@ QEMU_SMP=1 JIFL_TSC_KHZ=1000000 QEMU_EXTRA="-icount shift=0,sleep=off" \
 	-l "$out/guest-icount.log" >/dev/null || true
 sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest-icount.log" | sed '1d;$d' | tr -d '\r' |
 	grep -E '^(jifl-bench|jifl-probe-bench|  |jifl-irqoff)' | tee "$out/jifl-icount.txt"
+
+[ "$only" = apache ] && exit 0
 
 if command -v gnuplot >/dev/null && [ -s "$share/flowjit-samples.txt" ]; then
 	gnuplot <<GP

@@ -17,7 +17,7 @@ PKGS=(
 	# workloads
 	luajit stress-ng
 	# benchmarks
-	gnuplot-nox time
+	gnuplot-nox time apache2-bin apache2-utils
 	# make deb and its test
 	dpkg-dev lintian bash-completion
 )

@@ -3,13 +3,17 @@
  * JIFL cost in the guest, side by side in one run: system-call
  * microbenchmarks (getpid to fork+execve) with every system call native, then from the code
  * cache with the null tool and with the bbcount and edges tools (every
- * block instrumented), and a macro workload (a shell pipeline). Prints
- * TSC ticks per call and ratios (QEMU TCG numbers), and JIFL's own
- * counters per call with the null tool: where the extra goes.
+ * block instrumented), and macro workloads: a shell pipeline and, with
+ * --apache, Debian's Apache serving a 4 KiB page to ab over loopback
+ * (scripts/apache-root.sh installs both in the guest). Prints TSC ticks
+ * per call and ratios (QEMU TCG numbers), and JIFL's own counters per
+ * call with the null tool: where the extra goes.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,14 +55,17 @@ static double now(void)
 	return __builtin_ia32_rdtsc();
 }
 
-/* Load the module jifl_@name of JIFL's tools (no error if loaded). */
-static int load_tool(const char *name)
+/*
+ * Load the module jifl_@name of JIFL's tools with @params (no error if
+ * loaded, whatever its parameters then).
+ */
+static int load_tool(const char *name, const char *params)
 {
 	char mod[64];
 	int ret;
 
 	snprintf(mod, sizeof(mod), "jifl_%s", name);
-	ret = jifl_module_load(mod);
+	ret = jifl_module_load_params(mod, params);
 	return ret && ret != -EEXIST ? -1 : 0;
 }
 
@@ -151,29 +158,165 @@ static void b_macro(void)
 		abort();
 }
 
+/*
+ * Apache (event MPM, scripts/apache-root.sh) on 127.0.0.1:8080, a child
+ * of this program, so that a "tree" selection of JIFL covers it; one
+ * call is one run of ab: AB_REQUESTS requests, AB_CONCURRENCY at a
+ * time, each on a new connection, all of which must succeed.
+ */
+#define APACHE		"/usr/sbin/apache2"
+#define APACHE_CONF	"/etc/jifl-apache/apache2.conf"
+#define APACHE_RUNDIR	"/tmp/jifl-apache"
+#define APACHE_PORT	8080
+#define AB		"/usr/bin/ab"
+#define AB_OUT		"/tmp/jifl-bench-ab.txt"
+#define AB_REQUESTS	"200"
+#define AB_CONCURRENCY	"4"
+
+static pid_t apache_pid;
+
+/* ab's own "Requests per second", the best since the last take_rps() */
+static double ab_rps;
+
+static double take_rps(void)
+{
+	double r = ab_rps;
+
+	ab_rps = 0;
+	return r;
+}
+
+/* 0 once a connection to Apache's port succeeds. */
+static int apache_listens(void)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(APACHE_PORT),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+	close(fd);
+	return ret;
+}
+
+static void stop_apache(void)
+{
+	if (apache_pid <= 0)
+		return;
+	kill(apache_pid, SIGTERM);
+	waitpid(apache_pid, NULL, 0);
+	apache_pid = 0;
+}
+
+/* Start Apache and wait (up to a minute) until it accepts; 0 or -1. */
+static int start_apache(void)
+{
+	int i;
+
+	if (mkdir(APACHE_RUNDIR, 0755) && errno != EEXIST)
+		return -1;
+	apache_pid = fork();
+	if (apache_pid < 0)
+		return -1;
+	if (!apache_pid) {
+		execl(APACHE, "apache2", "-f", APACHE_CONF, "-DFOREGROUND", (char *)NULL);
+		_exit(127);
+	}
+	atexit(stop_apache);
+	for (i = 0; i < 600; i++) {
+		if (!apache_listens())
+			return 0;
+		if (waitpid(apache_pid, NULL, WNOHANG) == apache_pid) {
+			apache_pid = 0;
+			fprintf(stderr, "jifl-bench: apache2 exited (see %s/error.log)\n",
+				APACHE_RUNDIR);
+			return -1;
+		}
+		usleep(100000);
+	}
+	fprintf(stderr, "jifl-bench: apache2 does not accept on port %d\n", APACHE_PORT);
+	return -1;
+}
+
+/* The number after @key in ab's report @text, or -1. */
+static long ab_field(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static void b_apache(void)
+{
+	static char report[8192];
+	pid_t pid = fork();
+	int status, fd;
+	const char *p;
+	double rps;
+	ssize_t n;
+
+	if (!pid) {
+		fd = open(AB_OUT, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		execl(AB, "ab", "-q", "-n", AB_REQUESTS, "-c", AB_CONCURRENCY,
+		      "http://127.0.0.1:8080/index.html", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "jifl-bench: ab failed (status %#x)\n", status);
+		exit(1);
+	}
+	fd = open(AB_OUT, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, report, sizeof(report) - 1);
+	if (fd >= 0)
+		close(fd);
+	report[n > 0 ? n : 0] = 0;
+	if (ab_field(report, "Complete requests:") != atol(AB_REQUESTS) ||
+	    ab_field(report, "Failed requests:") != 0 || strstr(report, "Non-2xx")) {
+		fprintf(stderr, "jifl-bench: ab: not every request succeeded:\n%s", report);
+		exit(1);
+	}
+	p = strstr(report, "Requests per second:");
+	rps = p ? strtod(p + strlen("Requests per second:"), NULL) : 0;
+	if (rps > ab_rps)
+		ab_rps = rps;
+}
+
 static const struct bench {
 	const char *name;
 	void (*fn)(void);
 	int iters;
+	int apache;	/* needs Apache: run with --apache only */
 } benches[] = {
-	{ "getpid", b_getpid, 20000 },
-	{ "pipe write+read", b_pipe, 5000 },
-	{ "open+close", b_openclose, 3000 },
-	{ "stat", b_stat, 5000 },
-	{ "mmap+touch+munmap", b_mmap, 3000 },
-	{ "read 4 KiB", b_read4k, 5000 },
-	{ "write 4 KiB", b_write4k, 5000 },
-	{ "getppid", b_getppid, 20000 },
-	{ "fstatat", b_fstatat, 5000 },
-	{ "poll, a pipe", b_poll, 5000 },
-	{ "select, a pipe", b_select, 5000 },
-	{ "socketpair send+recv", b_socket, 3000 },
-	{ "fork+exit+wait", b_fork, 200 },
-	{ "fork+execve+wait", b_execve, 50 },
-	{ "macro: ls|sort|wc", b_macro, 10 },
+	{ .name = "getpid", .fn = b_getpid, .iters = 20000 },
+	{ .name = "pipe write+read", .fn = b_pipe, .iters = 5000 },
+	{ .name = "open+close", .fn = b_openclose, .iters = 3000 },
+	{ .name = "stat", .fn = b_stat, .iters = 5000 },
+	{ .name = "mmap+touch+munmap", .fn = b_mmap, .iters = 3000 },
+	{ .name = "read 4 KiB", .fn = b_read4k, .iters = 5000 },
+	{ .name = "write 4 KiB", .fn = b_write4k, .iters = 5000 },
+	{ .name = "getppid", .fn = b_getppid, .iters = 20000 },
+	{ .name = "fstatat", .fn = b_fstatat, .iters = 5000 },
+	{ .name = "poll, a pipe", .fn = b_poll, .iters = 5000 },
+	{ .name = "select, a pipe", .fn = b_select, .iters = 5000 },
+	{ .name = "socketpair send+recv", .fn = b_socket, .iters = 3000 },
+	{ .name = "fork+exit+wait", .fn = b_fork, .iters = 200 },
+	{ .name = "fork+execve+wait", .fn = b_execve, .iters = 50 },
+	{ .name = "macro: ls|sort|wc", .fn = b_macro, .iters = 10 },
+	{ .name = "apache: ab, 200 req", .fn = b_apache, .iters = 2, .apache = 1 },
 };
 
 #define NR_BENCHES	(sizeof(benches) / sizeof(benches[0]))
+
+/* the benchmarks this run measures (--only, --apache) */
+static int selected[NR_BENCHES];
 
 /*
  * Idle ticks of the guest (idle + iowait in /proc/stat). Under -icount an
@@ -268,6 +411,8 @@ static int read_stats(unsigned long long *v)
 
 /* The blocks bbcount saw run, for kprobes at the same addresses. */
 #define MAX_BLOCKS	16384
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
 static unsigned long blocks[MAX_BLOCKS];
 static unsigned long long counts[MAX_BLOCKS];
 static size_t nr_blocks;
@@ -391,6 +536,8 @@ static void print_tools(int icount, const double *native, double jifl[][NR_BENCH
 		printf(" %12s %6s", tools[k], "ratio");
 	printf("\n");
 	for (i = 0; i < NR_BENCHES; i++) {
+		if (!selected[i])
+			continue;
 		printf("  %-22s %12.0f", benches[i].name, native[i]);
 		for (k = 0; k < NR_TOOLS; k++) {
 			if (jifl[k][i] == 1e300)
@@ -406,6 +553,28 @@ static void print_tools(int icount, const double *native, double jifl[][NR_BENCH
 			       benches[i].name, idled[i]);
 		}
 	printf(k ? "\n" : "jifl-bench: the guest never idled while measuring\n");
+	fflush(stdout);
+}
+
+/*
+ * Apache's throughput as ab reports it (its own clock, without its
+ * start and exit), the best round of each column; with @kprobes, the
+ * kprobes column too. Nothing without the Apache benchmark.
+ */
+static void print_rps(const double *rps, int kprobes)
+{
+	size_t k;
+
+	if (!rps[0])
+		return;
+	printf("jifl-bench: apache, requests per second (ab's figure, best round): native %.0f",
+	       rps[0]);
+	for (k = 0; k < NR_TOOLS; k++)
+		if (rps[k + 1])
+			printf(", %s %.0f (%.2f)", tools[k], rps[k + 1], rps[0] / rps[k + 1]);
+	if (kprobes && rps[NR_TOOLS + 1])
+		printf(", kprobes %.0f (%.2f)", rps[NR_TOOLS + 1], rps[0] / rps[NR_TOOLS + 1]);
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -426,6 +595,8 @@ static void print_where(unsigned long long where[][NR_STATS])
 	for (i = 0; i < NR_BENCHES; i++) {
 		double calls = (double)benches[i].iters * ROUNDS;
 
+		if (!selected[i])
+			continue;
 		printf("  %-22s", benches[i].name);
 		for (s = 0; s < NR_STATS; s++)
 			printf(" %9.2f", where[i][s] / calls);
@@ -464,14 +635,18 @@ static void print_kprobes_row(size_t i, double native, double bbcount, double kp
  * With --icount the guest runs under QEMU's -icount shift=0, where the
  * TSC advances by one per executed instruction: the ticks are
  * instructions, reproducible to about 1%. --no-kprobes leaves the
- * kprobes comparison out. The kprobes of one benchmark are set while
+ * kprobes comparison out; --apache adds the Apache benchmark; --only
+ * NAME (repeatable) measures only the benchmarks whose names start with
+ * NAME. The kprobes of one benchmark are set while
  * it alone runs: a trap on every block of every benchmark at once made
  * the icount guest hundreds of times slower everywhere.
  */
 int main(int argc, char **argv)
 {
-	int icount = 0, with_kprobes = 1, a;
+	int icount = 0, with_kprobes = 1, with_apache = 0, only = 0, a;
 	double native[NR_BENCHES], jifl[NR_TOOLS][NR_BENCHES], kprobes[NR_BENCHES], t;
+	/* Apache's requests per second: native, each tool, with kprobes */
+	double rps[NR_TOOLS + 2] = { 0 }, r;
 	unsigned long long before[NR_STATS], after[NR_STATS], base[NR_STATS];
 	static unsigned long long where[NR_BENCHES][NR_STATS];
 	int have_stats;
@@ -481,9 +656,27 @@ int main(int argc, char **argv)
 	for (a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--exit"))
 			return 0;
+		if (!strcmp(argv[a], "--only") && a + 1 < argc) {
+			for (i = 0, a++; i < NR_BENCHES; i++)
+				selected[i] |= !strncmp(benches[i].name, argv[a], strlen(argv[a]));
+			only = 1;
+			continue;
+		}
 		icount |= !strcmp(argv[a], "--icount");
 		with_kprobes &= !!strcmp(argv[a], "--no-kprobes");
+		with_apache |= !strcmp(argv[a], "--apache");
+		if (strcmp(argv[a], "--icount") && strcmp(argv[a], "--no-kprobes") &&
+		    strcmp(argv[a], "--apache")) {
+			fprintf(stderr, "usage: jifl_bench [--icount] [--no-kprobes] [--apache] [--only NAME]...\n");
+			return 2;
+		}
 	}
+	for (i = 0; i < NR_BENCHES; i++) {
+		selected[i] = only ? selected[i] : 1;
+		selected[i] &= with_apache || !benches[i].apache;
+	}
+	if (with_apache && start_apache())
+		return 1;
 	/*
 	 * Work in tmpfs: the shell of the macro workload looks at its
 	 * working directory ($PWD too), and on the 9p share that is a wait
@@ -525,16 +718,21 @@ int main(int argc, char **argv)
 		char cmd[64];
 
 		snprintf(cmd, sizeof(cmd), "tool %s", tools[k]);
-		if ((k && load_tool(tools[k])) || control(cmd)) {
+		if ((k && load_tool(tools[k], "")) || control(cmd)) {
 			fprintf(stderr, "jifl-bench: no tool %s\n", tools[k]);
 			continue;
 		}
 		for (round = 0; round <= ROUNDS; round++) {
 			for (i = 0; i < NR_BENCHES; i++) {
+				if (!selected[i])
+					continue;
 				control("disable");
 				t = run(&benches[i]);
 				if (round && t < native[i])
 					native[i] = t;
+				r = take_rps();
+				if (round && r > rps[0])
+					rps[0] = r;
 				control("enable");
 				/* "where it goes" is the null tool's (k 0) */
 				have_stats &= k || !read_stats(before);
@@ -542,6 +740,9 @@ int main(int argc, char **argv)
 				have_stats &= k || !read_stats(after);
 				if (round && t < jifl[k][i])
 					jifl[k][i] = t;
+				r = take_rps();
+				if (round && r > rps[k + 1])
+					rps[k + 1] = r;
 				for (s = 0; round && k == 0 && s < NR_STATS; s++)
 					if (after[s] - before[s] > base[s])
 						where[i][s] += after[s] - before[s] - base[s];
@@ -552,6 +753,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jifl-bench: tool %s measured\n", tools[k]);
 	}
 	print_tools(icount, native, jifl);
+	print_rps(rps, 0);
 	if (have_stats)
 		print_where(where);
 	control("tool null");
@@ -560,20 +762,28 @@ int main(int argc, char **argv)
 	 * (those bbcount counted in one round of it, with JIFL on), the
 	 * kprobes of one benchmark at a time.
 	 */
-	if (with_kprobes && !load_tool("bbcount") && !load_tool("kprobe_blocks")) {
+	if (with_kprobes && !load_tool("bbcount", "") &&
+	    !load_tool("kprobe_blocks", "max_probes=" XSTR(MAX_BLOCKS))) {
 		print_kprobes_head(icount);
 		for (i = 0; i < NR_BENCHES; i++) {
+			if (!selected[i])
+				continue;
 			if (bench_blocks(&benches[i]) && kprobe_blocks(benches[i].name) > 0) {
+				take_rps();
 				for (round = 0; round <= KPROBE_ROUNDS; round++) {
 					t = run(&benches[i]);
 					if (round && t < kprobes[i])
 						kprobes[i] = t;
+					r = take_rps();
+					if (round && r > rps[NR_TOOLS + 1])
+						rps[NR_TOOLS + 1] = r;
 				}
 				/* before the next one's blocks: JIFL runs kprobed code natively */
 				write_file("/proc/jifl_kprobe_blocks", "clear");
 			}
 			print_kprobes_row(i, native[i], jifl[1][i], kprobes[i]);
 		}
+		print_rps(rps, 1);
 	}
 	return 0;
 }

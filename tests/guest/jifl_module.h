@@ -14,8 +14,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-/* Load module @name (e.g. "jifl_bbcount"): 0 or -errno (-EEXIST if loaded). */
-static inline int jifl_module_load(const char *name)
+/*
+ * Load module @name (e.g. "jifl_bbcount") with the parameters @params
+ * ("max_probes=16384"): 0 or -errno (-EEXIST if loaded).
+ */
+static inline int jifl_module_load_params(const char *name, const char *params)
 {
 	char path[256];
 	struct utsname u;
@@ -27,9 +30,15 @@ static inline int jifl_module_load(const char *name)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+/* The same with no parameters. */
+static inline int jifl_module_load(const char *name)
+{
+	return jifl_module_load_params(name, "");
 }
 
 /* Unload module @name without waiting: 0 or -errno. */
