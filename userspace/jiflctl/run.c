@@ -113,13 +113,17 @@ int run_command(const struct ctl_opts *o, const char *what, int tree,
 
 int ctl_run(const struct ctl_opts *o)
 {
-	struct jifl_proc_control saved;
 	struct jifl_proc_stats before, after;
 	int status, err;
 	pid_t pid;
 
-	if (ctl_read(&saved, &before) ||
-	    run_command(o, "run", o->tree, NULL, NULL, &pid, &status))
+	/* run_command() reads and restores the control file */
+	err = jifl_proc_read_stats(&before);
+	if (err) {
+		ctl_file_error(JIFL_PROC_STATS, err);
+		return 1;
+	}
+	if (run_command(o, "run", o->tree, NULL, NULL, &pid, &status))
 		return 1;
 	if (!o->quiet) {
 		err = jifl_proc_read_stats(&after);
