@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "bbcount.h"
 #include "ctl.h"
@@ -54,11 +53,8 @@ static int bbcount_print(unsigned int top)
 	char *text;
 	int err;
 
-	err = jifl_proc_read(JIFL_PROC_TOOL, &text);
-	if (err) {
-		ctl_file_error(JIFL_PROC_TOOL, err);
+	if (ctl_read_tool(&text))
 		return 1;
-	}
 	if (!jifl_bbcount_is(text)) {
 		fprintf(stderr, PROG ": bbcount: " NOT_BBCOUNT "\n");
 		free(text);
@@ -85,36 +81,18 @@ static int bbcount_print(unsigned int top)
 static int bbcount_run(const struct ctl_opts *o)
 {
 	struct jifl_proc_control saved;
-	int status, err, ret = 1;
+	int status, ret = 1;
 	pid_t pid;
 
-	err = jifl_proc_read_control(&saved);
-	if (err) {
-		ctl_file_error(JIFL_PROC_CONTROL, err);
+	if (run_tool_switch("bbcount", &saved))
 		return 1;
+	if (!bbcount_reset() && !run_command(o, "bbcount", o->tree, NULL, NULL, &pid, &status) &&
+	    !bbcount_print(o->top)) {
+		run_report_exit(o, pid, status);
+		ret = run_exit_code(status);
 	}
-	if (strcmp(saved.tool, "bbcount")) {
-		err = jifl_proc_set_tool("bbcount");
-		if (err) {
-			ctl_error("tool bbcount", err);
-			fprintf(stderr, PROG ": bbcount: is the module loaded? (modprobe jifl_bbcount)\n");
-			return 1;
-		}
-	}
-	if (bbcount_reset() || run_command(o, "bbcount", o->tree, NULL, NULL, &pid, &status))
-		goto out_tool;
-	if (bbcount_print(o->top))
-		goto out_tool;
-	if (!o->quiet)
-		fprintf(stderr, PROG ": %s (pid %d) %s %d\n", o->argv[0], (int)pid,
-			WIFEXITED(status) ? "exit status" : "signal",
-			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	ret = run_exit_code(status);
-out_tool:
-	if (strcmp(saved.tool, "bbcount") && saved.tool[0] && jifl_proc_set_tool(saved.tool)) {
-		fprintf(stderr, PROG ": bbcount: could not set tool %s back\n", saved.tool);
+	if (run_tool_restore("bbcount", &saved))
 		ret = 1;
-	}
 	return ret;
 }
 

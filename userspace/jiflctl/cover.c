@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -219,23 +218,12 @@ int ctl_cover(const struct ctl_opts *o)
 	char path[256];
 	struct cover c;
 	unsigned long n, i;
-	int status, err, ret = 1;
+	int status, ret = 1;
 	size_t bytes = o->size * sizeof(uint64_t);
 	pid_t pid;
 
-	err = jifl_proc_read_control(&saved);
-	if (err) {
-		ctl_file_error(JIFL_PROC_CONTROL, err);
+	if (run_tool_switch("cover", &saved))
 		return 1;
-	}
-	if (strcmp(saved.tool, "cover")) {
-		err = jifl_proc_set_tool("cover");
-		if (err) {
-			ctl_error("tool cover", err);
-			fprintf(stderr, PROG ": cover: is the module loaded? (modprobe jifl_cover)\n");
-			return 1;
-		}
-	}
 	jifl_proc_path(COVER_FILE, path, sizeof(path));
 	c.fd = open(path, O_RDWR | O_CLOEXEC);
 	if (c.fd < 0) {
@@ -264,19 +252,14 @@ int ctl_cover(const struct ctl_opts *o)
 	} else if (print_functions(c.area + 1, n)) {
 		goto out_unmap;
 	}
-	if (!o->quiet)
-		fprintf(stderr, PROG ": %s (pid %d) %s %d\n", o->argv[0], (int)pid,
-			WIFEXITED(status) ? "exit status" : "signal",
-			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	run_report_exit(o, pid, status);
 	ret = run_exit_code(status);
 out_unmap:
 	munmap(c.area, bytes);
 out_close:
 	close(c.fd);
 out_tool:
-	if (strcmp(saved.tool, "cover") && saved.tool[0] && jifl_proc_set_tool(saved.tool)) {
-		fprintf(stderr, PROG ": cover: could not set tool %s back\n", saved.tool);
+	if (run_tool_restore("cover", &saved))
 		ret = 1;
-	}
 	return ret;
 }

@@ -42,6 +42,15 @@ void ctl_file_error(const char *name, int err)
 	ctl_error(path, err);
 }
 
+int ctl_read_tool(char **text)
+{
+	int err = jifl_proc_read(JIFL_PROC_TOOL, text);
+
+	if (err)
+		ctl_file_error(JIFL_PROC_TOOL, err);
+	return err ? -1 : 0;
+}
+
 int ctl_read(struct jifl_proc_control *c, struct jifl_proc_stats *s)
 {
 	int err = jifl_proc_read_control(c);
@@ -171,13 +180,9 @@ int ctl_flush(const struct ctl_opts *o __attribute__((unused)))
 int ctl_probes(const struct ctl_opts *o __attribute__((unused)))
 {
 	char *text;
-	int err;
 
-	err = jifl_proc_read(JIFL_PROC_TOOL, &text);
-	if (err) {
-		ctl_file_error(JIFL_PROC_TOOL, err);
+	if (ctl_read_tool(&text))
 		return 1;
-	}
 	if (strncmp(text, PROBES_HEADER, strlen(PROBES_HEADER))) {
 		fprintf(stderr, PROG ": probes: the active tool is not probe (" PROG
 			" tool probe)\n");

@@ -29,6 +29,9 @@ void ctl_error(const char *what, int err);
 /* The same for file @name of /proc/jifl, named by its path. */
 void ctl_file_error(const char *name, int err);
 
+/* The active tool's listing, /proc/jifl/tool, into *@text (free() it); 0, or -1 after saying why. */
+int ctl_read_tool(char **text);
+
 /* Read both files, printing what failed. Returns 0 or the library's error. */
 int ctl_read(struct jifl_proc_control *c, struct jifl_proc_stats *s);
 
@@ -64,6 +67,18 @@ int run_command(const struct ctl_opts *o, const char *what, int tree,
 
 /* A wait status as a shell's exit code. */
 int run_exit_code(int status);
+
+/* Unless o->quiet, "jiflctl: COMMAND (pid N) exit status S" (or signal) on stderr. */
+void run_report_exit(const struct ctl_opts *o, pid_t pid, int status);
+
+/*
+ * Make @name the active tool, the settings before it into @saved; 0, or
+ * -1 after saying why (with a hint at its module, jifl_@name).
+ */
+int run_tool_switch(const char *name, struct jifl_proc_control *saved);
+
+/* Set back the tool of @saved if run_tool_switch() replaced it; 0, or -1 after saying so. */
+int run_tool_restore(const char *name, const struct jifl_proc_control *saved);
 
 /* Run o->argv with the cover tool collecting for it (cover.c). */
 int ctl_cover(const struct ctl_opts *o);

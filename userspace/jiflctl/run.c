@@ -56,6 +56,43 @@ static int restore(const struct jifl_proc_control *saved)
 	return ctl_apply(&saved->syscalls, saved->pid, tree, saved->enabled);
 }
 
+void run_report_exit(const struct ctl_opts *o, pid_t pid, int status)
+{
+	if (!o->quiet)
+		fprintf(stderr, PROG ": %s (pid %d) %s %d\n", o->argv[0], (int)pid,
+			WIFEXITED(status) ? "exit status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
+int run_tool_switch(const char *name, struct jifl_proc_control *saved)
+{
+	char what[64];
+	int err = jifl_proc_read_control(saved);
+
+	if (err) {
+		ctl_file_error(JIFL_PROC_CONTROL, err);
+		return -1;
+	}
+	if (!strcmp(saved->tool, name))
+		return 0;
+	err = jifl_proc_set_tool(name);
+	if (err) {
+		snprintf(what, sizeof(what), "tool %s", name);
+		ctl_error(what, err);
+		fprintf(stderr, PROG ": %s: is the module loaded? (modprobe jifl_%s)\n", name, name);
+		return -1;
+	}
+	return 0;
+}
+
+int run_tool_restore(const char *name, const struct jifl_proc_control *saved)
+{
+	if (!strcmp(saved->tool, name) || !saved->tool[0] || !jifl_proc_set_tool(saved->tool))
+		return 0;
+	fprintf(stderr, PROG ": %s: could not set tool %s back\n", name, saved->tool);
+	return -1;
+}
+
 int run_exit_code(int status)
 {
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
