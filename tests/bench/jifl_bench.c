@@ -28,23 +28,7 @@
 #include <unistd.h>
 
 #include "../guest/jifl_module.h"
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	int ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
-static int control(const char *cmd)
-{
-	return write_file("/proc/jifl/control", cmd);
-}
+#include "../guest/proc_util.h"
 
 /*
  * Time in TSC ticks: the guest's clocksource may be jiffies under TCG,
@@ -258,7 +242,6 @@ static void b_apache(void)
 	int status, fd;
 	const char *p;
 	double rps;
-	ssize_t n;
 
 	if (!pid) {
 		fd = open(AB_OUT, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -273,11 +256,7 @@ static void b_apache(void)
 		fprintf(stderr, "jifl-bench: ab failed (status %#x)\n", status);
 		exit(1);
 	}
-	fd = open(AB_OUT, O_RDONLY);
-	n = fd < 0 ? -1 : read(fd, report, sizeof(report) - 1);
-	if (fd >= 0)
-		close(fd);
-	report[n > 0 ? n : 0] = 0;
+	file_read(AB_OUT, report, sizeof(report));
 	if (ab_field(report, "Complete requests:") != atol(AB_REQUESTS) ||
 	    ab_field(report, "Failed requests:") != 0 || strstr(report, "Non-2xx")) {
 		fprintf(stderr, "jifl-bench: ab: not every request succeeded:\n%s", report);
@@ -442,13 +421,13 @@ static int count_blocks(const struct bench *b, int n)
 	int i;
 
 	snprintf(tree, sizeof(tree), "tree %d", (int)getpid());
-	if (write_file("/proc/jifl/tool", "reset") || control(tree))
+	if (proc_write("/proc/jifl/tool", "reset") || jifl_control(tree))
 		return -1;
-	control("enable");
+	jifl_control("enable");
 	for (i = 0; i < n; i++)
 		b->fn();
-	control("disable");
-	control("pid 0");
+	jifl_control("disable");
+	jifl_control("pid 0");
 	save_blocks();
 	return 0;
 }
@@ -464,14 +443,14 @@ static size_t bench_blocks(const struct bench *b)
 	static unsigned long long base_counts[MAX_BLOCKS];
 	size_t nr_base, i, j, n = 0;
 
-	if (control("tool bbcount") || count_blocks(b, 0))
+	if (jifl_control("tool bbcount") || count_blocks(b, 0))
 		return 0;
 	nr_base = nr_blocks;
 	memcpy(base, blocks, nr_base * sizeof(*base));
 	memcpy(base_counts, counts, nr_base * sizeof(*base_counts));
 	if (count_blocks(b, b->iters))
 		return 0;
-	control("tool null");
+	jifl_control("tool null");
 	for (i = 0; i < nr_blocks; i++) {
 		unsigned long long before = 0;
 
@@ -494,7 +473,7 @@ static long kprobe_blocks(const char *name)
 	FILE *f;
 	int fd;
 
-	if (write_file("/proc/jifl_kprobe_blocks", "clear"))
+	if (proc_write("/proc/jifl_kprobe_blocks", "clear"))
 		return -1;
 	fd = open("/proc/jifl_kprobe_blocks", O_WRONLY);
 	if (fd < 0)
@@ -693,16 +672,16 @@ int main(int argc, char **argv)
 		perror("jifl-bench: setup");
 		return 1;
 	}
-	if (control("syscalls all") || control("disable")) {
+	if (jifl_control("syscalls all") || jifl_control("disable")) {
 		perror("/proc/jifl/control");
 		return 1;
 	}
 	/* what reading the counters itself adds, taken off each reading */
-	control("enable");
+	jifl_control("enable");
 	have_stats = !read_stats(before) && !read_stats(before) && !read_stats(after);
 	for (s = 0; s < NR_STATS; s++)
 		base[s] = after[s] - before[s];
-	control("disable");
+	jifl_control("disable");
 	for (i = 0; i < NR_BENCHES; i++) {
 		native[i] = kprobes[i] = 1e300;
 		for (k = 0; k < NR_TOOLS; k++)
@@ -718,7 +697,7 @@ int main(int argc, char **argv)
 		char cmd[64];
 
 		snprintf(cmd, sizeof(cmd), "tool %s", tools[k]);
-		if ((k && load_tool(tools[k], "")) || control(cmd)) {
+		if ((k && load_tool(tools[k], "")) || jifl_control(cmd)) {
 			fprintf(stderr, "jifl-bench: no tool %s\n", tools[k]);
 			continue;
 		}
@@ -726,14 +705,14 @@ int main(int argc, char **argv)
 			for (i = 0; i < NR_BENCHES; i++) {
 				if (!selected[i])
 					continue;
-				control("disable");
+				jifl_control("disable");
 				t = run(&benches[i]);
 				if (round && t < native[i])
 					native[i] = t;
 				r = take_rps();
 				if (round && r > rps[0])
 					rps[0] = r;
-				control("enable");
+				jifl_control("enable");
 				/* "where it goes" is the null tool's (k 0) */
 				have_stats &= k || !read_stats(before);
 				t = run(&benches[i]);
@@ -748,7 +727,7 @@ int main(int argc, char **argv)
 						where[i][s] += after[s] - before[s] - base[s];
 			}
 		}
-		control("disable");
+		jifl_control("disable");
 		/* progress, and output for the guest runner's silence check */
 		fprintf(stderr, "jifl-bench: tool %s measured\n", tools[k]);
 	}
@@ -756,7 +735,7 @@ int main(int argc, char **argv)
 	print_rps(rps, 0);
 	if (have_stats)
 		print_where(where);
-	control("tool null");
+	jifl_control("tool null");
 	/*
 	 * Natively, a counting kprobe on every block each benchmark runs
 	 * (those bbcount counted in one round of it, with JIFL on), the
@@ -779,7 +758,7 @@ int main(int argc, char **argv)
 						rps[NR_TOOLS + 1] = r;
 				}
 				/* before the next one's blocks: JIFL runs kprobed code natively */
-				write_file("/proc/jifl_kprobe_blocks", "clear");
+				proc_write("/proc/jifl_kprobe_blocks", "clear");
 			}
 			print_kprobes_row(i, native[i], jifl[1][i], kprobes[i]);
 		}
