@@ -110,6 +110,44 @@ TEST_F(tools, bbcount_counts_every_getpid)
 }
 
 /*
+ * A tail call of native code ("jmp mutex_unlock", scheduler text)
+ * returns into the cache: the test trigger's write calls a function
+ * that ends so, then another, whose block must be counted once per
+ * write. (Before, the native function returned to original code and
+ * the rest of the system call ran natively: 0 of 100. On a lockdep
+ * kernel, trace_hardirqs_on() tail-calls noinstr lockdep_hardirqs_on()
+ * whenever interrupts are enabled again.)
+ */
+TEST_F(tools, native_tail_call_returns_into_the_cache)
+{
+	char pid[32], nr[32];
+	long long tail, after;
+	int i;
+
+	if (jifl_test("tail", "1") == -ENOENT)
+		SKIP(return, "no tail trigger (CONFIG_JIFL_TEST)");
+	ASSERT_EQ(0, jifl_module_load(BBCOUNT));
+	ASSERT_EQ(0, jifl_control("tool bbcount"));
+	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
+	ASSERT_EQ(0, jifl_control(pid));
+	snprintf(nr, sizeof(nr), "syscalls %d", SYS_write);
+	ASSERT_EQ(0, jifl_control(nr));
+	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, jifl_test("tail", "1"));	/* translated now */
+	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, jifl_test("tail", "1"));
+	ASSERT_EQ(0, jifl_control("disable"));
+	file_read("/proc/jifl/tool", out, sizeof(out));
+	tail = block_count("jifl_test_tail_call");
+	after = block_count("jifl_test_after_tail_call");
+	TH_LOG("100 writes: jifl_test_tail_call ran %lld times, jifl_test_after_tail_call %lld",
+	       tail, after);
+	EXPECT_EQ(100, tail);
+	EXPECT_EQ(100, after);
+}
+
+/*
  * edges: on each side of every conditional branch, a count; together
  * they make the executions of the branch's block. The system calls
  * read only memory already touched, so that no fault leaves a block
@@ -214,7 +252,8 @@ TEST_F_TIMEOUT(tools, kprobes_on_every_block_bbcount_saw, 900)
 	ASSERT_EQ(0, jifl_control("disable"));
 	file_read("/proc/jifl/tool", out, sizeof(out));
 	TH_LOG("bbcount's blocks read; putting kprobes on them");
-	ASSERT_EQ(0, jifl_module_load("jifl_kprobe_blocks"));
+	/* some 8,500 blocks since tail calls return into the cache */
+	ASSERT_EQ(0, jifl_module_load_params("jifl_kprobe_blocks", "max_probes=32768"));
 	fd = open("/proc/jifl_kprobe_blocks", O_WRONLY);
 	ASSERT_LE(0, fd);
 	for (p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {

@@ -569,6 +569,45 @@ TEST_F(jiflctl, bbcount_counts_the_commands_system_calls)
 	jifl_module_unload("jifl_bbcount");
 }
 
+/*
+ * JIFL's own code runs natively: a command that reads /proc/jifl/stats
+ * and /proc/jifl/control and flushes the cache runs none of JIFL's
+ * blocks from the cache (a translated lookup inside a section that
+ * holds the cache's lock would take that lock again), while the file
+ * system code around them is translated and counted.
+ */
+TEST_F(jiflctl, jifls_own_code_is_not_translated)
+{
+	static const char *const own[] = {
+		"jifl_", "stats_show+", "control_show+", "control_open+",
+		"control_do+", "control_write+", "tool_open+", "tool_write+",
+	};
+	const char *line;
+	int found = 0, ret = jifl_module_load("jifl_bbcount");
+	unsigned int i;
+
+	ASSERT_TRUE(!ret || ret == -EEXIST);
+	ASSERT_EQ(0, JIFLCTL("bbcount", "--top", "0", "--", "/bin/busybox", "sh",
+			     "-c", "cat /proc/jifl/stats /proc/jifl/control /proc/jifl/tool"
+			     " >/dev/null && echo flush >/proc/jifl/control"));
+	EXPECT_LT(0, bbcount_of("vfs_read+0x0\n"));
+	EXPECT_LT(0, bbcount_of("vfs_write+0x0\n"));
+	for (line = out; *line; line = strchrnul(line, '\n'), line += !!*line) {
+		for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+			const char *p = strstr(line, own[i]);
+			const char *nl = strchrnul(line, '\n');
+
+			if (p && p < nl && p[-1] == ' ') {
+				TH_LOG("translated: %.*s", (int)(nl - line), line);
+				found++;
+			}
+		}
+	}
+	EXPECT_EQ(0, found);
+	EXPECT_STREQ("null", control("tool"));
+	jifl_module_unload("jifl_bbcount");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "getppid"))
