@@ -492,13 +492,23 @@ TEST_F(jiflctl, cover_lists_the_commands_functions)
 	ASSERT_EQ(0, JIFLCTL("tool", "null"));
 	ASSERT_EQ(0, JIFLCTL("cover", "--", "/bin/busybox", "true"));
 	TH_LOG("%.1200s", out);
+	TH_LOG("%s", err);
 	EXPECT_NE(NULL, strstr(out, " __x64_sys_execve\n"));
-	EXPECT_NE(NULL, strstr(out, " __x64_sys_exit_group\n"));
 	line = strstr(out, "\n# ");
 	if (line)
 		blocks = strtoll(line + 3, NULL, 10);
 	EXPECT_LT(100, blocks);
 	EXPECT_STREQ("null", control("tool"));
+	/*
+	 * The exit alone: on the KASAN + lockdep kernel the whole command
+	 * runs more blocks than the default buffer's million words hold
+	 * (the stack traces KASAN takes of every allocation and free run
+	 * translated since tail calls return into the cache), and the exit
+	 * came after it was full.
+	 */
+	ASSERT_EQ(0, JIFLCTL("cover", "--syscalls", "exit_group", "--", "/bin/busybox", "true"));
+	EXPECT_NE(NULL, strstr(out, " __x64_sys_exit_group\n"));
+	EXPECT_EQ(NULL, strstr(out, " __x64_sys_execve\n"));
 
 	ASSERT_EQ(0, JIFLCTL("cover", "--raw", "--", "/bin/busybox", "true"));
 	for (line = out; *line; line = strchrnul(line, '\n'), line += !!*line)
@@ -509,6 +519,16 @@ TEST_F(jiflctl, cover_lists_the_commands_functions)
 	EXPECT_STREQ("null", control("tool"));
 	EXPECT_EQ(2, JIFLCTL("cover", "--size", "1"));
 	jifl_module_unload("jifl_cover");
+}
+
+/*
+ * bbcount with room for every block: an exec and exit of busybox run
+ * some 31,000 blocks on the KASAN + lockdep kernel, where the module's
+ * default of 16,384 left the exit uncounted.
+ */
+static int load_bbcount(void)
+{
+	return jifl_module_load_params("jifl_bbcount", "max_blocks=131072");
 }
 
 /* The count of the line of bbcount's listing @out for @symbol, or -1. */
@@ -534,7 +554,7 @@ TEST_F(jiflctl, bbcount_counts_the_commands_system_calls)
 	char exe[PATH_MAX], calls[16];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	const char *p;
-	int others = 0, ret = jifl_module_load("jifl_bbcount");
+	int others = 0, ret = load_bbcount();
 
 	ASSERT_TRUE(!ret || ret == -EEXIST);
 	ASSERT_LT(0, n);
@@ -583,13 +603,15 @@ TEST_F(jiflctl, jifls_own_code_is_not_translated)
 		"control_do+", "control_write+", "tool_open+", "tool_write+",
 	};
 	const char *line;
-	int found = 0, ret = jifl_module_load("jifl_bbcount");
+	int found = 0, ret = load_bbcount();
 	unsigned int i;
 
 	ASSERT_TRUE(!ret || ret == -EEXIST);
 	ASSERT_EQ(0, JIFLCTL("bbcount", "--top", "0", "--", "/bin/busybox", "sh",
 			     "-c", "cat /proc/jifl/stats /proc/jifl/control /proc/jifl/tool"
 			     " >/dev/null && echo flush >/proc/jifl/control"));
+	line = strstr(out, "\n# ");
+	TH_LOG("%s", line ? line + 1 : "(no summary line)");
 	EXPECT_LT(0, bbcount_of("vfs_read+0x0\n"));
 	EXPECT_LT(0, bbcount_of("vfs_write+0x0\n"));
 	for (line = out; *line; line = strchrnul(line, '\n'), line += !!*line) {
