@@ -177,7 +177,7 @@ static int sample_chains(struct __test_metadata *_metadata, struct chains *r, in
 	FILE *f;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c %d -g -a -o /tmp/unwind.data -- "
+	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c %d -g -a -m 1024 -o /tmp/unwind.data -- "
 		 "dd if=/dev/zero of=/dev/null bs=1 count=%d 2>/dev/null", period, count);
 	if (!end || system(cmd))
 		return -1;
@@ -285,7 +285,9 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_lookup_stubs, 120)
 	 * flush: once flushes ran natively, a sample every 100 us of it
 	 * gave 83 samples, 10 to 13 in the cache; every 25 us, 3,154 and
 	 * 927 (test kernel). The KASAN kernel's slower calls give enough
-	 * at 100 us, and at 25 us its perf.data held no sample of dd.
+	 * at 100 us. There perf lost 60% of its samples with its default
+	 * buffer, and dd's COMM event with them: its samples went under
+	 * the name perf-exec, and none was dd's; hence -m 1024 above.
 	 */
 	ret = sample_chains(_metadata, &r, 20000, guest_time_scale() > 1 ? 100000 : 25000);
 	kill(flusher, SIGKILL);
