@@ -341,6 +341,9 @@ TEST_F_TIMEOUT(tools, unload_under_load_100_times, 1500)
 			TH_LOG("round %d: bbcount still selectable", round);
 			failed = 1;
 		}
+		/* minutes on the KASAN kernel: said as it goes */
+		if ((round + 1) % 10 == 0)
+			TH_LOG("%d rounds", round + 1);
 	}
 	for (i = 0; i < n && i < 8; i++) {
 		kill(workers[i], SIGKILL);
