@@ -83,19 +83,26 @@ FIXTURE_TEARDOWN(tools)
 	jifl_module_unload("jifl_kprobe_blocks");
 }
 
+/*
+ * bbcount on this process's system call @nr alone, JIFL enabled:
+ * 0, or the first error.
+ */
+static int bbcount_this_process(long nr)
+{
+	char pid[32], set[32];
+
+	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
+	snprintf(set, sizeof(set), "syscalls %ld", nr);
+	return jifl_module_load(BBCOUNT) ?: jifl_control("tool bbcount") ?:
+	       jifl_control(pid) ?: jifl_control(set) ?: jifl_control("enable");
+}
+
 TEST_F(tools, bbcount_counts_every_getpid)
 {
-	char pid[32], nr[32];
 	long long got;
 	int i;
 
-	ASSERT_EQ(0, jifl_module_load(BBCOUNT));
-	ASSERT_EQ(0, jifl_control("tool bbcount"));
-	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
-	ASSERT_EQ(0, jifl_control(pid));
-	snprintf(nr, sizeof(nr), "syscalls %d", SYS_getpid);
-	ASSERT_EQ(0, jifl_control(nr));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, bbcount_this_process(SYS_getpid));
 	syscall(SYS_getpid);		/* translated now: count from here */
 	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
 	for (i = 0; i < 1000; i++)
@@ -120,19 +127,12 @@ TEST_F(tools, bbcount_counts_every_getpid)
  */
 TEST_F(tools, native_tail_call_returns_into_the_cache)
 {
-	char pid[32], nr[32];
 	long long tail, after;
 	int i;
 
 	if (jifl_test("tail", "1") == -ENOENT)
 		SKIP(return, "no tail trigger (CONFIG_JIFL_TEST)");
-	ASSERT_EQ(0, jifl_module_load(BBCOUNT));
-	ASSERT_EQ(0, jifl_control("tool bbcount"));
-	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
-	ASSERT_EQ(0, jifl_control(pid));
-	snprintf(nr, sizeof(nr), "syscalls %d", SYS_write);
-	ASSERT_EQ(0, jifl_control(nr));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, bbcount_this_process(SYS_write));
 	ASSERT_EQ(0, jifl_test("tail", "1"));	/* translated now */
 	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
 	for (i = 0; i < 100; i++)
