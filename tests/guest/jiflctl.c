@@ -630,9 +630,83 @@ TEST_F(jiflctl, jifls_own_code_is_not_translated)
 	jifl_module_unload("jifl_bbcount");
 }
 
+/* "jiflctl readnull N": read() /dev/null N times */
+static int readnull_child(long n)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	char c;
+
+	if (fd < 0)
+		return 1;
+	while (n-- > 0)
+		if (read(fd, &c, 1))
+			return 1;
+	return 0;
+}
+
+/* The row of @symbol (as %pS prints it, "func+0x0/") in the profile in out[], or NULL. */
+static const char *profile_row(const char *symbol)
+{
+	const char *p = strstr(out, symbol), *line;
+
+	if (!p)
+		return NULL;
+	for (line = p; line > out && line[-1] != '\n'; line--)
+		;
+	return line;
+}
+
+/*
+ * The lookup profile with a COMMAND: a read() of /dev/null makes one
+ * indirect call, f_op->read, of read_null(): the profile counts exactly
+ * one ind_call of read_null a read, in the read()s of the command alone.
+ * Off, it counts nothing more; --reset empties it.
+ */
+TEST_F(jiflctl, profile_counts_the_commands_lookups)
+{
+	unsigned long long total, kind[7];
+	char exe[PATH_MAX], calls[16];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *row;
+
+	ASSERT_LT(0, n);
+	exe[n] = '\0';
+	snprintf(calls, sizeof(calls), "%d", GETPPIDS);
+	ASSERT_EQ(0, JIFLCTL("profile", "--syscalls", "read", "--top", "0", "--",
+			     exe, "readnull", calls));
+	TH_LOG("%.1500s", out);
+	EXPECT_TRUE(strstr(out, "# profile: off; ") == out);
+	EXPECT_NE(NULL, strstr(out, "\n# totals: direct "));
+	row = profile_row(" read_null+0x0/");
+	ASSERT_NE(NULL, row);
+	ASSERT_EQ(8, sscanf(row, "%llu %llu %llu %llu %llu %llu %llu %llu", &total,
+			    &kind[0], &kind[1], &kind[2], &kind[3], &kind[4], &kind[5],
+			    &kind[6]));
+	EXPECT_EQ(GETPPIDS, kind[2]);		/* ind_call */
+	EXPECT_EQ(GETPPIDS, total);
+	EXPECT_EQ(NULL, strstr(out, "_sys_getppid"));
+	EXPECT_NE(NULL, strstr(err, "exit status 0"));
+	EXPECT_STREQ("0", control("enabled"));
+
+	/* off: the same calls again from the cache count nothing */
+	ASSERT_EQ(0, JIFLCTL("run", "--quiet", "--syscalls", "read", "--", exe, "readnull",
+			     calls));
+	ASSERT_EQ(0, JIFLCTL("profile", "--top", "0"));
+	row = profile_row(" read_null+0x0/");
+	ASSERT_NE(NULL, row);
+	EXPECT_EQ(GETPPIDS, strtoull(row, NULL, 10));
+
+	ASSERT_EQ(0, JIFLCTL("profile", "--reset"));
+	ASSERT_EQ(0, JIFLCTL("profile"));
+	EXPECT_TRUE(strstr(out, "# profile: off; 0 targets, 0 transfers dropped") == out);
+	EXPECT_EQ(2, JIFLCTL("profile", "--reset", "--", exe, "readnull", calls));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "getppid"))
 		return getppid_child(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "readnull"))
+		return readnull_child(atol(argv[2]));
 	return guest_harness_run(argc, argv);
 }

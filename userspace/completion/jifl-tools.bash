@@ -118,7 +118,7 @@ _jiflctl()
 
 	if ((cword == 1)); then
 		COMPREPLY=($(compgen -W 'status enable disable flush tool stats bbcount
-			probes run cover --help --version' -- "$cur"))
+			profile probes run cover --help --version' -- "$cur"))
 		return
 	fi
 	case $prev in
@@ -130,7 +130,7 @@ _jiflctl()
 	case ${words[1]} in
 	enable) opts='--syscalls --pid --children' ;;
 	stats) opts='--json' ;;
-	bbcount)
+	bbcount | profile)
 		_jifl_command 2 '-s|--syscalls|-t|--top' && return
 		opts='--top --reset --syscalls --no-children --quiet'
 		;;

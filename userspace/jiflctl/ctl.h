@@ -17,7 +17,7 @@ struct ctl_opts {
 	int json;
 	int quiet;
 	int reset;
-	unsigned int top;	/* bbcount: rows at most; 0: all */
+	unsigned int top;	/* bbcount, profile: rows at most; 0: all */
 	int raw;		/* cover: addresses, not functions */
 	unsigned long size;	/* cover: buffer words */
 	char *const *argv;	/* run: the command; tool: the name */
@@ -51,6 +51,7 @@ int ctl_flush(const struct ctl_opts *o);
 int ctl_tool(const struct ctl_opts *o);
 int ctl_bbcount(const struct ctl_opts *o);
 int ctl_probes(const struct ctl_opts *o);
+int ctl_profile(const struct ctl_opts *o);
 
 /* Run o->argv with JIFL enabled for it alone (run.c). */
 int ctl_run(const struct ctl_opts *o);

@@ -27,6 +27,8 @@ static void usage(FILE *f)
 		"       " PROG " stats [--json]\n"
 		"       " PROG " bbcount [--top N] [--reset]\n"
 		"       " PROG " bbcount [--syscalls SET] [--no-children] [--top N] [--quiet] -- COMMAND [ARGS...]\n"
+		"       " PROG " profile [--top N] [--reset]\n"
+		"       " PROG " profile [--syscalls SET] [--no-children] [--top N] [--quiet] -- COMMAND [ARGS...]\n"
 		"       " PROG " probes\n"
 		"       " PROG " run [--syscalls SET] [--no-children] [--quiet] -- COMMAND [ARGS...]\n"
 		"       " PROG " cover [--syscalls SET] [--raw] [--size N] [--quiet] -- COMMAND [ARGS...]\n"
@@ -37,7 +39,9 @@ static void usage(FILE *f)
 		"that tool bbcount counted, most run first, or with COMMAND the blocks\n"
 		"COMMAND's system calls ran (with --syscalls, those of SET alone: a\n"
 		"per-syscall view); probes: the handlers modules put on instructions\n"
-		"with tool probe, and their hits; run:\n"
+		"with tool probe, and their hits; profile: the transfers that went\n"
+		"through the lookup and the exits to native code, by target, most\n"
+		"first, or with COMMAND those of COMMAND's system calls; run:\n"
 		"COMMAND alone with JIFL (and the processes it creates), then its\n"
 		"counters on stderr, and exit as COMMAND did; cover: run COMMAND's\n"
 		"process with tool cover collecting (kcov's buffer), then the kernel\n"
@@ -50,8 +54,9 @@ static void usage(FILE *f)
 		"  -C, --no-children   run, bbcount: COMMAND's process alone, not its children\n"
 		"  -j, --json          stats as one JSON object\n"
 		"  -q, --quiet         run: no counters; bbcount, cover: no exit status line\n"
-		"  -t, --top N         bbcount: the N most run blocks (default 20; 0: all)\n"
-		"  -r, --reset         bbcount: set the counts to 0 instead\n"
+		"  -t, --top N         bbcount, profile: the N most run blocks or\n"
+		"                      targets (default 20; 0: all)\n"
+		"  -r, --reset         bbcount, profile: set the counts to 0 instead\n"
 		"  -R, --raw           cover: the addresses, one a line, as kcov gives\n"
 		"                      them (for addr2line -e vmlinux)\n"
 		"  -n, --size N        cover: buffer words, rounded up to a page of them:\n"
@@ -142,6 +147,7 @@ static const struct command {
 	{ "tool", "", ctl_tool },
 	{ "stats", "j", ctl_stats },
 	{ "bbcount", "trsqcC", ctl_bbcount },
+	{ "profile", "trsqcC", ctl_profile },
 	{ "probes", "", ctl_probes },
 	{ "run", "sqcC", ctl_run },
 	{ "cover", "sqRn", ctl_cover },
@@ -165,7 +171,7 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		{ NULL, 0, NULL, 0 },
 	};
 	int run = cmd->fn == ctl_run || cmd->fn == ctl_cover;
-	int tool = cmd->fn == ctl_tool, top = 0, runopt = 0, c;
+	int tool = cmd->fn == ctl_tool, top = 0, runopt = 0, counts, c;
 
 	jifl_sysset_parse(&o->syscalls, "all", NULL);
 	o->top = 20;
@@ -203,16 +209,17 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 		if (c == 'c' || c == 'C')
 			o->tree = c == 'c';
 	}
-	/* bbcount runs COMMAND if it has one */
-	run |= cmd->fn == ctl_bbcount && optind < argc;
-	if (cmd->fn == ctl_bbcount && !run && runopt) {
-		fprintf(stderr, PROG ": bbcount: --syscalls, --children, --no-children and "
-			"--quiet go with a COMMAND\n");
+	/* bbcount and profile run COMMAND if they have one */
+	counts = cmd->fn == ctl_bbcount || cmd->fn == ctl_profile;
+	run |= counts && optind < argc;
+	if (counts && !run && runopt) {
+		fprintf(stderr, PROG ": %s: --syscalls, --children, --no-children and "
+			"--quiet go with a COMMAND\n", cmd->name);
 		return -1;
 	}
-	if (cmd->fn == ctl_bbcount && run && o->reset) {
-		fprintf(stderr, PROG ": bbcount: --reset and a COMMAND do not go together "
-			"(the counts start from 0 for a COMMAND)\n");
+	if (counts && run && o->reset) {
+		fprintf(stderr, PROG ": %s: --reset and a COMMAND do not go together "
+			"(the counts start from 0 for a COMMAND)\n", cmd->name);
 		return -1;
 	}
 	if (o->tree > 0 && !run && !o->pid) {
@@ -222,7 +229,7 @@ static int parse_opts(const struct command *cmd, int argc, char **argv,
 	if (run && o->tree < 0)
 		o->tree = 1;
 	if (o->reset && top) {
-		fprintf(stderr, PROG ": bbcount: --reset and --top do not go together\n");
+		fprintf(stderr, PROG ": %s: --reset and --top do not go together\n", cmd->name);
 		return -1;
 	}
 	if (tool && argc - optind != 1) {

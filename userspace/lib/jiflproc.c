@@ -264,3 +264,8 @@ int jifl_proc_tool_command(const char *cmd)
 {
 	return write_file(JIFL_PROC_TOOL, cmd);
 }
+
+int jifl_proc_profile_command(const char *cmd)
+{
+	return write_file(JIFL_PROC_PROFILE, cmd);
+}

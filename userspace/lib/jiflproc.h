@@ -2,7 +2,8 @@
 /*
  * The JIFL code cache as user space sees it: /proc/jifl/control (its
  * settings; commands written by root), /proc/jifl/stats (counters) and
- * /proc/jifl/tool (the active tool's output and commands, root only).
+ * /proc/jifl/tool (the active tool's output and commands, root only),
+ * /proc/jifl/profile (lookups and exits by target, root only).
  * Errors are -jifl_err_io with errno set: ENOENT when the kernel has no
  * CONFIG_JIFL, EPERM for a command without CAP_SYS_ADMIN, and the
  * kernel's answer to a bad command (EINVAL, ERANGE).
@@ -21,6 +22,7 @@
 #define JIFL_PROC_CONTROL	"control"
 #define JIFL_PROC_STATS		"stats"
 #define JIFL_PROC_TOOL		"tool"
+#define JIFL_PROC_PROFILE	"profile"
 
 /* Longest command the kernel takes, its end of line not counted. */
 #define JIFL_PROC_CMD_MAX	255
@@ -94,5 +96,11 @@ int jifl_proc_set_tool(const char *name);
  * -jifl_err_io (EINVAL: the tool takes no such command).
  */
 int jifl_proc_tool_command(const char *cmd);
+
+/*
+ * Write command @cmd ("on", "off", "reset") to the lookup profile.
+ * Returns 0 or -jifl_err_io (ENOENT: a kernel without the profile).
+ */
+int jifl_proc_profile_command(const char *cmd);
 
 #endif /* JIFL_JIFLPROC_H */

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jiflctl profile without the kernel: JIFL_PROC_DIR names a scratch
+ * directory whose "profile" file stands for /proc/jifl/profile. jiflctl
+ * prints the kernel's listing as it is, its '#' lines and the first
+ * --top rows; writes "reset"; says what is wrong with a file that is
+ * not a profile; and takes the options of a COMMAND only with one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "cmd.h"
+
+#define JIFLCTL		JIFL_TOP "/build/bin/jiflctl"
+
+#define HEAD	"# profile: off; 3 targets, 0 transfers dropped (table full)\n" \
+		"# totals: direct 0 ind_jmp 0 ind_call 5 return 4 native_ret 0 exit 0 learn 0\n" \
+		"#    total     direct    ind_jmp   ind_call     return native_ret       exit" \
+		"      learn  target\n"
+#define ROW1	"         5          0          0          5          0          0          0" \
+		"          0  read_null+0x0/0x10\n"
+#define ROW2	"         3          0          0          0          3          0          0" \
+		"          0  vfs_read+0x9e/0x1a0 (after call __fsnotify_parent)\n"
+#define ROW3	"         1          0          0          0          1          0          0" \
+		"          0  ksys_read+0x5d/0xd0 (after call vfs_read)"
+
+FIXTURE(profile) {
+	char dir[64];
+	char out[16384];
+};
+
+FIXTURE_SETUP(profile)
+{
+	strcpy(self->dir, "/tmp/jifl-profile-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+}
+
+FIXTURE_TEARDOWN(profile)
+{
+	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
+}
+
+/* The scratch profile file holds @text. */
+static void put_profile(struct __test_metadata *_metadata, FIXTURE_DATA(profile) *self,
+			const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/profile", self->dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fputs(text, f);
+	ASSERT_EQ(0, fclose(f));
+}
+
+/* "jiflctl profile ARGS" on the scratch directory: its status, its output in self->out. */
+static int profile(FIXTURE_DATA(profile) *self, const char *args)
+{
+	return cmd_run(self->out, sizeof(self->out), "JIFL_PROC_DIR=%s " JIFLCTL " profile %s",
+		       self->dir, args);
+}
+
+TEST_F(profile, listing_and_top)
+{
+	put_profile(_metadata, self, HEAD ROW1 ROW2 ROW3);
+	EXPECT_EQ(0, profile(self, "--top 0"));
+	EXPECT_STREQ(HEAD ROW1 ROW2 ROW3, self->out);
+	EXPECT_EQ(0, profile(self, ""));	/* 20 rows by default */
+	EXPECT_STREQ(HEAD ROW1 ROW2 ROW3, self->out);
+	EXPECT_EQ(0, profile(self, "-t 2"));
+	EXPECT_STREQ(HEAD ROW1 ROW2, self->out);
+	EXPECT_EQ(0, profile(self, "--top 1"));
+	EXPECT_STREQ(HEAD ROW1, self->out);
+}
+
+TEST_F(profile, not_a_profile)
+{
+	char want[256];
+
+	put_profile(_metadata, self, "# count address bytes symbol\n");
+	EXPECT_EQ(1, profile(self, ""));
+	snprintf(want, sizeof(want), "jiflctl: %s/profile: not a JIFL lookup profile "
+		 "(no '# profile: ' line)\n", self->dir);
+	EXPECT_STREQ(want, self->out);
+	put_profile(_metadata, self, "");
+	EXPECT_EQ(1, profile(self, ""));
+	EXPECT_STREQ(want, self->out);
+}
+
+TEST_F(profile, no_file)
+{
+	char want[256];
+
+	EXPECT_EQ(1, profile(self, ""));
+	snprintf(want, sizeof(want), "jiflctl: %s/profile: No such file or directory "
+		 "(is the kernel built with CONFIG_JIFL?)\n", self->dir);
+	EXPECT_STREQ(want, self->out);
+}
+
+TEST_F(profile, reset_writes_reset)
+{
+	put_profile(_metadata, self, "");
+	EXPECT_EQ(0, profile(self, "--reset")) TH_LOG("%s", self->out);
+	EXPECT_STREQ("", self->out);
+	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cat %s/profile", self->dir));
+	EXPECT_STREQ("reset", self->out);
+	EXPECT_EQ(2, profile(self, "--reset --top 3"));
+	EXPECT_STREQ("jiflctl: profile: --reset and --top do not go together\n", self->out);
+}
+
+/* Options of a COMMAND run without one, and --reset with one: usage errors, nothing written. */
+TEST_F(profile, command_options_need_a_command)
+{
+	put_profile(_metadata, self, "");
+	EXPECT_EQ(2, profile(self, "--syscalls read"));
+	EXPECT_STREQ("jiflctl: profile: --syscalls, --children, --no-children and --quiet go "
+		     "with a COMMAND\n", self->out);
+	EXPECT_EQ(2, profile(self, "--quiet"));
+	EXPECT_EQ(2, profile(self, "--reset -- true"));
+	EXPECT_STREQ("jiflctl: profile: --reset and a COMMAND do not go together (the counts "
+		     "start from 0 for a COMMAND)\n", self->out);
+	EXPECT_EQ(2, profile(self, "--json"));
+	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cat %s/profile", self->dir));
+	EXPECT_STREQ("", self->out);
+}
+
+TEST_HARNESS_MAIN
