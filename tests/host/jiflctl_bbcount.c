@@ -14,6 +14,7 @@
 #include "kselftest_harness.h"
 #include "bbcount.h"
 #include "cmd.h"
+#include "proc_scratch.h"
 #include "errcode.h"
 
 #define JIFLCTL		JIFL_TOP "/build/bin/jiflctl"
@@ -35,20 +36,6 @@ FIXTURE_SETUP(bbcount)
 FIXTURE_TEARDOWN(bbcount)
 {
 	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
-}
-
-/* The scratch tool file holds @text. */
-static void put_tool(struct __test_metadata *_metadata, FIXTURE_DATA(bbcount) *self,
-		     const char *text)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tool", self->dir);
-	f = fopen(path, "w");
-	ASSERT_NE(NULL, f);
-	fputs(text, f);
-	ASSERT_EQ(0, fclose(f));
 }
 
 /* "jiflctl bbcount ARGS" on the scratch directory: its status, its output in self->out. */
@@ -104,7 +91,7 @@ TEST_F(bbcount, errors)
 	size_t i;
 
 	for (i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
-		put_tool(_metadata, self, errors[i].tool);
+		ASSERT_EQ(0, scratch_put(self->dir, "tool", errors[i].tool));
 		EXPECT_EQ(1, bbcount(self, "")) TH_LOG("case %zu: %s", i, self->out);
 		snprintf(want, sizeof(want), errors[i].err, self->dir);
 		EXPECT_STREQ(want, self->out) TH_LOG("case %zu", i);
@@ -123,7 +110,7 @@ TEST_F(bbcount, no_file)
 
 TEST_F(bbcount, reset_writes_reset)
 {
-	put_tool(_metadata, self, "");
+	ASSERT_EQ(0, scratch_put(self->dir, "tool", ""));
 	EXPECT_EQ(0, bbcount(self, "--reset")) TH_LOG("%s", self->out);
 	EXPECT_STREQ("", self->out);
 	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cat %s/tool", self->dir));
@@ -134,7 +121,7 @@ TEST_F(bbcount, reset_writes_reset)
 /* Options of a COMMAND run without one, and --reset with one: usage errors. */
 TEST_F(bbcount, command_options_need_a_command)
 {
-	put_tool(_metadata, self, "");
+	ASSERT_EQ(0, scratch_put(self->dir, "tool", ""));
 	EXPECT_EQ(2, bbcount(self, "--syscalls read"));
 	EXPECT_STREQ("jiflctl: bbcount: --syscalls, --children, --no-children and --quiet go "
 		     "with a COMMAND\n", self->out);

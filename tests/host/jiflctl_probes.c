@@ -10,6 +10,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "proc_scratch.h"
 
 #define JIFLCTL		JIFL_TOP "/build/bin/jiflctl"
 #define LISTING		"# hits address symbol handler\n" \
@@ -37,15 +38,7 @@ FIXTURE_TEARDOWN(probes)
 /* The scratch tool file holds @text; "jiflctl probes": its status, output in self->out. */
 static int probes(FIXTURE_DATA(probes) *self, const char *text)
 {
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/tool", self->dir);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs(text, f);
-	if (fclose(f))
+	if (scratch_put(self->dir, "tool", text))
 		return -1;
 	return cmd_run(self->out, sizeof(self->out), "JIFL_PROC_DIR=%s " JIFLCTL " probes",
 		       self->dir);

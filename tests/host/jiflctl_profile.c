@@ -12,6 +12,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "proc_scratch.h"
 
 #define JIFLCTL		JIFL_TOP "/build/bin/jiflctl"
 
@@ -42,20 +43,6 @@ FIXTURE_TEARDOWN(profile)
 	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
 }
 
-/* The scratch profile file holds @text. */
-static void put_profile(struct __test_metadata *_metadata, FIXTURE_DATA(profile) *self,
-			const char *text)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/profile", self->dir);
-	f = fopen(path, "w");
-	ASSERT_NE(NULL, f);
-	fputs(text, f);
-	ASSERT_EQ(0, fclose(f));
-}
-
 /* "jiflctl profile ARGS" on the scratch directory: its status, its output in self->out. */
 static int profile(FIXTURE_DATA(profile) *self, const char *args)
 {
@@ -65,7 +52,7 @@ static int profile(FIXTURE_DATA(profile) *self, const char *args)
 
 TEST_F(profile, listing_and_top)
 {
-	put_profile(_metadata, self, HEAD ROW1 ROW2 ROW3);
+	ASSERT_EQ(0, scratch_put(self->dir, "profile", HEAD ROW1 ROW2 ROW3));
 	EXPECT_EQ(0, profile(self, "--top 0"));
 	EXPECT_STREQ(HEAD ROW1 ROW2 ROW3, self->out);
 	EXPECT_EQ(0, profile(self, ""));	/* 20 rows by default */
@@ -80,12 +67,12 @@ TEST_F(profile, not_a_profile)
 {
 	char want[256];
 
-	put_profile(_metadata, self, "# count address bytes symbol\n");
+	ASSERT_EQ(0, scratch_put(self->dir, "profile", "# count address bytes symbol\n"));
 	EXPECT_EQ(1, profile(self, ""));
 	snprintf(want, sizeof(want), "jiflctl: %s/profile: not a JIFL lookup profile "
 		 "(no '# profile: ' line)\n", self->dir);
 	EXPECT_STREQ(want, self->out);
-	put_profile(_metadata, self, "");
+	ASSERT_EQ(0, scratch_put(self->dir, "profile", ""));
 	EXPECT_EQ(1, profile(self, ""));
 	EXPECT_STREQ(want, self->out);
 }
@@ -102,7 +89,7 @@ TEST_F(profile, no_file)
 
 TEST_F(profile, reset_writes_reset)
 {
-	put_profile(_metadata, self, "");
+	ASSERT_EQ(0, scratch_put(self->dir, "profile", ""));
 	EXPECT_EQ(0, profile(self, "--reset")) TH_LOG("%s", self->out);
 	EXPECT_STREQ("", self->out);
 	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cat %s/profile", self->dir));
@@ -114,7 +101,7 @@ TEST_F(profile, reset_writes_reset)
 /* Options of a COMMAND run without one, and --reset with one: usage errors, nothing written. */
 TEST_F(profile, command_options_need_a_command)
 {
-	put_profile(_metadata, self, "");
+	ASSERT_EQ(0, scratch_put(self->dir, "profile", ""));
 	EXPECT_EQ(2, profile(self, "--syscalls read"));
 	EXPECT_STREQ("jiflctl: profile: --syscalls, --children, --no-children and --quiet go "
 		     "with a COMMAND\n", self->out);
