@@ -130,12 +130,17 @@ struct chain {
 	int reaches_entry;
 	int misplaced;		/* translated code above the first frame */
 	int after_entry;	/* the frame before was an exception entry */
+	int through;		/* a frame of a function named with @through */
+	int through_jmp;	/* only of a jump's profiling stub */
 	int lines;
 	char text[1024];
 };
 
 struct chains {
 	int samples, in_cache, unwound, misplaced;
+	const char *through;	/* also count chains through this prefix */
+	int through_n, through_unwound;
+	int jmp_n, jmp_unwound;	/* through a jump's profiling stub */
 };
 
 /*
@@ -155,6 +160,15 @@ static void chain_end(struct __test_metadata *_metadata, struct chain *c,
 		if (r->misplaced <= 3)
 			TH_LOG("translated code above the first frame:\n%s", c->text);
 	}
+	if (c->through_jmp && !c->through) {
+		r->jmp_n++;
+		r->jmp_unwound += c->reaches_entry;
+	} else if (c->through) {
+		r->through_n++;
+		r->through_unwound += c->reaches_entry;
+		if (!c->reaches_entry && r->through_n - r->through_unwound <= 3)
+			TH_LOG("not unwound through %s:\n%s", r->through, c->text);
+	}
 	if (c->first >= end) {
 		r->in_cache++;
 		r->unwound += c->reaches_entry;
@@ -164,11 +178,24 @@ static void chain_end(struct __test_metadata *_metadata, struct chain *c,
 }
 
 /*
+ * The profiling stubs of jumps: their target, on top of the stack, is
+ * unwound as a return address, whose ORC entry is that of the
+ * instruction before it; at a function's start (a tail call) that is
+ * another function's. Not fixed yet: reported, not checked.
+ */
+static int jmp_stub(const char *sym)
+{
+	return !strcmp(sym, "jifl_profile_direct") || !strcmp(sym, "jifl_profile_indirect_jmp") ||
+	       !strcmp(sym, "jifl_profile_exit");
+}
+
+/*
  * Sample dd's kernel call chains while it makes @count system calls,
- * every @period ns of its CPU time.
+ * every @period ns of its CPU time; with @through, count the chains
+ * through a function whose name has it apart.
  */
 static int sample_chains(struct __test_metadata *_metadata, struct chains *r, int count,
-			 int period)
+			 int period, const char *through)
 {
 	/* the code cache is in the module area, above the kernel image */
 	unsigned long end = kallsyms_addr("_end");
@@ -177,6 +204,7 @@ static int sample_chains(struct __test_metadata *_metadata, struct chains *r, in
 	FILE *f;
 
 	memset(r, 0, sizeof(*r));
+	r->through = through;
 	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c %d -g -a -m 1024 -o /tmp/unwind.data -- "
 		 "dd if=/dev/zero of=/dev/null bs=1 count=%d 2>/dev/null", period, count);
 	if (!end || system(cmd))
@@ -208,6 +236,12 @@ static int sample_chains(struct __test_metadata *_metadata, struct chains *r, in
 		c.after_entry = !strncmp(sym, "asm_", 4);
 		if (!strncmp(sym, "entry_SYSCALL_64", 16))
 			c.reaches_entry = 1;
+		if (through && strstr(sym, through)) {
+			if (jmp_stub(sym))
+				c.through_jmp = 1;
+			else
+				c.through = 1;
+		}
 	}
 	pclose(f);
 	TH_LOG("%d samples, %d in translated code, %d of them unwound to entry_SYSCALL_64",
@@ -224,7 +258,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_cache, 120)
 	ASSERT_EQ(0, jifl_control("syscalls all"));
 	ASSERT_EQ(0, jifl_control("pid 0"));
 	ASSERT_EQ(0, jifl_control("enable"));
-	ASSERT_EQ(0, sample_chains(_metadata, &r, 100000, 100000));
+	ASSERT_EQ(0, sample_chains(_metadata, &r, 100000, 100000, NULL));
 	ASSERT_EQ(0, jifl_control("disable"));
 	EXPECT_LE(20, r.in_cache);
 	EXPECT_EQ(r.in_cache, r.unwound);
@@ -245,7 +279,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_tool_code, 120)
 	ASSERT_EQ(0, jifl_control("syscalls all"));
 	ASSERT_EQ(0, jifl_control("pid 0"));
 	ASSERT_EQ(0, jifl_control("enable"));
-	ASSERT_EQ(0, sample_chains(_metadata, &r, 100000, 100000));
+	ASSERT_EQ(0, sample_chains(_metadata, &r, 100000, 100000, NULL));
 	ASSERT_EQ(0, jifl_control("disable"));
 	ASSERT_EQ(0, jifl_control("tool null"));
 	EXPECT_LE(20, r.in_cache);
@@ -289,12 +323,52 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_lookup_stubs, 120)
 	 * buffer, and dd's COMM event with them: its samples went under
 	 * the name perf-exec, and none was dd's; hence -m 1024 above.
 	 */
-	ret = sample_chains(_metadata, &r, 20000, guest_time_scale() > 1 ? 100000 : 25000);
+	ret = sample_chains(_metadata, &r, 20000, guest_time_scale() > 1 ? 100000 : 25000, NULL);
 	kill(flusher, SIGKILL);
 	waitpid(flusher, NULL, 0);
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, jifl_control("disable"));
 	EXPECT_LE(20, r.in_cache);
+	EXPECT_EQ(0, r.misplaced);
+}
+
+/*
+ * The same with the lookup profile on: every lookup goes through a
+ * profiling stub (jifl_profile_*), which saves the registers and calls
+ * jifl_lookup_profiled(), and native callees return through the twin of
+ * jifl_return_to_cache. Samples taken there, under the stubs of calls
+ * and returns, must unwind to the system call's entry too. (Before the
+ * call stubs said where their return address is, 493 of 1,208 such
+ * chains ended at the callee: "jifl_profile_indirect_call, write_null,
+ * [user]".)
+ */
+TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_profiling_stubs, 120)
+{
+	char head[128];
+	struct chains r;
+	int ret;
+
+	if (access("/usr/bin/perf", X_OK))
+		SKIP(return, "perf not in the guest");
+	ASSERT_EQ(0, jifl_control("syscalls all"));
+	ASSERT_EQ(0, jifl_control("pid 0"));
+	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, proc_write("/proc/jifl/profile", "on"));
+	ret = sample_chains(_metadata, &r, 50000, guest_time_scale() > 1 ? 100000 : 25000,
+			    "jifl_profile_");
+	ASSERT_EQ(0, proc_write("/proc/jifl/profile", "off"));
+	ASSERT_EQ(0, jifl_control("disable"));
+	ASSERT_EQ(0, ret);
+	file_read("/proc/jifl/profile", head, sizeof(head));
+	TH_LOG("%d chains through the stubs of calls and returns, %d of them unwound; "
+	       "%d through those of jumps, %d unwound; %.70s", r.through_n, r.through_unwound,
+	       r.jmp_n, r.jmp_unwound, head);
+	ASSERT_EQ(0, proc_write("/proc/jifl/profile", "reset"));
+	EXPECT_EQ(NULL, strstr(head, " 0 targets"));
+	EXPECT_LE(20, r.in_cache);
+	EXPECT_EQ(r.in_cache, r.unwound);
+	EXPECT_LE(5, r.through_n);
+	EXPECT_EQ(r.through_n, r.through_unwound);
 	EXPECT_EQ(0, r.misplaced);
 }
 
