@@ -60,9 +60,7 @@ TEST_F_TIMEOUT(stress, stress_ng_verify_with_toggling, 300)
 
 	if (access("/usr/bin/stress-ng", X_OK))
 		SKIP(return, "stress-ng not in the guest");
-	ASSERT_EQ(0, jifl_control("syscalls all"));
-	ASSERT_EQ(0, jifl_control("pid 0"));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, jifl_enable_all());
 	ASSERT_EQ(0, pthread_create(&t, NULL, toggler, NULL));
 	status = system("cd /tmp && stress-ng " STRESSORS " --verify -t " STRESS_TIME " > /tmp/stress.log 2>&1");
 	stop = 1;

@@ -104,9 +104,7 @@ TEST_F_TIMEOUT(text, pokes_while_translating_and_flushing, 300)
 	pid = getpid();
 	if (ncpu > 16)
 		ncpu = 16;
-	ASSERT_EQ(0, jifl_control("syscalls all"));
-	ASSERT_EQ(0, jifl_control("pid 0"));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, jifl_enable_all());
 	inval = jifl_stat("invalidations");
 	flushes = jifl_stat("flushes");
 	for (i = 0; i < ncpu; i++)

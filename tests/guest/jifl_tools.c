@@ -247,9 +247,7 @@ TEST_F_TIMEOUT(tools, kprobes_on_every_block_bbcount_saw, 900)
 
 	ASSERT_EQ(0, jifl_module_load(BBCOUNT));
 	ASSERT_EQ(0, jifl_control("tool bbcount"));
-	ASSERT_EQ(0, jifl_control("syscalls all"));
-	ASSERT_EQ(0, jifl_control("pid 0"));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, jifl_enable_all());
 	workload();
 	ASSERT_EQ(0, jifl_control("disable"));
 	file_read("/proc/jifl/tool", out, sizeof(out));
@@ -342,9 +340,7 @@ TEST_F_TIMEOUT(tools, unload_under_load_100_times, 1500)
 	long long counted = 0;
 	int i, round, failed = 0;
 
-	ASSERT_EQ(0, jifl_control("syscalls all"));
-	ASSERT_EQ(0, jifl_control("pid 0"));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, jifl_enable_all());
 	for (i = 0; i < n && i < 8; i++)
 		workers[i] = load(i);
 	for (round = 0; round < ROUNDS && !failed; round++) {

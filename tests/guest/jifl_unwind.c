@@ -273,9 +273,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_cache, 120)
 
 	if (access("/usr/bin/perf", X_OK))
 		SKIP(return, "perf not in the guest");
-	ASSERT_EQ(0, jifl_control("syscalls all"));
-	ASSERT_EQ(0, jifl_control("pid 0"));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, jifl_enable_all());
 	ASSERT_EQ(0, sample_chains(_metadata, &r, 100000, 100000, NULL));
 	ASSERT_EQ(0, jifl_control("disable"));
 	EXPECT_LE(20, r.in_cache);
@@ -294,9 +292,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_tool_code, 120)
 	if (access("/usr/bin/perf", X_OK))
 		SKIP(return, "perf not in the guest");
 	ASSERT_EQ(0, jifl_control("tool count"));
-	ASSERT_EQ(0, jifl_control("syscalls all"));
-	ASSERT_EQ(0, jifl_control("pid 0"));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, jifl_enable_all());
 	ASSERT_EQ(0, sample_chains(_metadata, &r, 100000, 100000, NULL));
 	ASSERT_EQ(0, jifl_control("disable"));
 	ASSERT_EQ(0, jifl_control("tool null"));
@@ -318,9 +314,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_lookup_stubs, 120)
 
 	if (access("/usr/bin/perf", X_OK))
 		SKIP(return, "perf not in the guest");
-	ASSERT_EQ(0, jifl_control("syscalls all"));
-	ASSERT_EQ(0, jifl_control("pid 0"));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, jifl_enable_all());
 	flusher = fork();
 	ASSERT_LE(0, flusher);
 	if (!flusher) {
@@ -381,9 +375,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_profiling_stubs, 120)
 
 	if (access("/usr/bin/perf", X_OK))
 		SKIP(return, "perf not in the guest");
-	ASSERT_EQ(0, jifl_control("syscalls all"));
-	ASSERT_EQ(0, jifl_control("pid 0"));
-	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_EQ(0, jifl_enable_all());
 	ASSERT_EQ(0, proc_write("/proc/jifl/profile", "on"));
 	ret = sample_chains(_metadata, &r, 50000, guest_time_scale() > 1 ? 100000 : 25000,
 			    "jifl_profile_");

@@ -45,6 +45,12 @@ static inline int jifl_control(const char *cmd)
 	return proc_write("/proc/jifl/control", cmd);
 }
 
+/* JIFL on for every system call of every process: 0, or the first -errno. */
+static inline int jifl_enable_all(void)
+{
+	return jifl_control("syscalls all") ?: jifl_control("pid 0") ?: jifl_control("enable");
+}
+
 /*
  * CONFIG_JIFL_TEST's triggers in /sys/kernel/debug/jifl/: write @cmd to
  * @name (warn, symbol, kprobe); 0 or -errno.
