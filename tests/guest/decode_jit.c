@@ -4,7 +4,12 @@
  * "decode_jit --jit N" it rewrites one RWX page N times (each version a
  * different loop at a different place), as "decode_jit --smc N" it runs
  * code that patches a jump in its own page (the store is single-stepped
- * by FlowJIT, FLOWJIT_EVF_STEP). The tests record it, and LuaJIT, with
+ * by FlowJIT, FLOWJIT_EVF_STEP), as "decode_jit --alias N" it writes the
+ * code through a read-write view of a memfd and runs it through a
+ * read-execute view (the double mapping of .NET's W^X JIT), with
+ * "--alias-pwrite N" by pwrite(2) into the memfd, with "--alias-fork N"
+ * through the read-write view of a child process. The tests record it,
+ * and LuaJIT, with
  *
  *   flowjit record -o x.fj -- jifl-swtrace -o p.data --truth t -- CMD
  *
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,7 +93,76 @@ static int run_smc(int n)
 	return 0;
 }
 
-/* "decode_jit --jit N" or "--smc N" runs the program, not the tests. */
+enum alias_writer { ALIAS_VIEW, ALIAS_PWRITE, ALIAS_CHILD };
+
+/* The child of --alias-fork: writes version i at @rw + off when asked. */
+static void alias_child(unsigned char *rw, int req, int ack)
+{
+	unsigned int i;
+
+	while (read(req, &i, sizeof(i)) == sizeof(i)) {
+		jit_loop_emit(rw + i * 48 % 1024, i);
+		if (write(ack, &i, sizeof(i)) != sizeof(i))
+			break;
+	}
+	_exit(0);
+}
+
+/*
+ * The double-mapped JIT: one memfd page, mapped shared read-write and
+ * shared read-execute; @n versions written by @how at 21 places that
+ * recur, each run through the read-execute view.
+ */
+static int run_alias(int n, enum alias_writer how)
+{
+	int fd = memfd_create("jit", MFD_CLOEXEC), req[2], ack[2], st;
+	unsigned char buf[64], *rw, *rx;
+	unsigned int i, off;
+	pid_t child = -1;
+	size_t len;
+
+	if (fd < 0 || ftruncate(fd, PAGE) || pipe(req) || pipe(ack))
+		return -1;
+	rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	if (rw == MAP_FAILED || rx == MAP_FAILED)
+		return -1;
+	if (how == ALIAS_CHILD) {
+		child = fork();
+		if (child < 0)
+			return -1;
+		if (!child) {
+			close(req[1]);
+			close(ack[0]);
+			alias_child(rw, req[0], ack[1]);
+		}
+		close(req[0]);
+		close(ack[1]);
+	}
+	for (i = 0; i < (unsigned int)n; i++) {
+		off = i * 48 % 1024;
+		if (how == ALIAS_VIEW) {
+			jit_loop_emit(rw + off, i);
+		} else if (how == ALIAS_PWRITE) {
+			len = jit_loop_emit(buf, i);
+			if (pwrite(fd, buf, len, off) != (ssize_t)len)
+				return -1;
+		} else if (write(req[1], &i, sizeof(i)) != sizeof(i) ||
+			   read(ack[0], &i, sizeof(i)) != sizeof(i)) {
+			return -1;
+		}
+		if (((jit_fn)(rx + off))(0) != (int)((i % 5 + 1) * i))
+			return -1;
+	}
+	if (child > 0) {
+		close(req[1]);
+		if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st))
+			return -1;
+	}
+	return 0;
+}
+
+/* "decode_jit --jit N", "--smc N" or "--alias* N" runs the program, not the tests. */
 __attribute__((constructor)) static void jit_main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -96,6 +171,12 @@ __attribute__((constructor)) static void jit_main(int argc, char **argv)
 		_exit(run_jit(atoi(argv[2])) ? 99 : 0);
 	if (!strcmp(argv[1], "--smc"))
 		_exit(run_smc(atoi(argv[2])) ? 99 : 0);
+	if (!strcmp(argv[1], "--alias"))
+		_exit(run_alias(atoi(argv[2]), ALIAS_VIEW) ? 99 : 0);
+	if (!strcmp(argv[1], "--alias-pwrite"))
+		_exit(run_alias(atoi(argv[2]), ALIAS_PWRITE) ? 99 : 0);
+	if (!strcmp(argv[1], "--alias-fork"))
+		_exit(run_alias(atoi(argv[2]), ALIAS_CHILD) ? 99 : 0);
 }
 
 /* @path: where the tool @name is installed; 0, or -1 if nowhere. */
@@ -292,6 +373,35 @@ TEST_F_TIMEOUT(decode, self_modifying, 600)
 	snprintf(cmd, sizeof(cmd), "%s --smc 60", self->self_exe);
 	/* perf only logged: a version changes in the middle of straight-line code. */
 	check(_metadata, self, "self-modifying", "", cmd, 0);
+}
+
+/*
+ * A JIT that writes its code through a second mapping: a read-write view
+ * of a memfd, pwrite(2) into it, a child's view. Each write must end the
+ * version the read-execute view runs, whatever the path.
+ */
+TEST_F_TIMEOUT(decode, double_mapped_jit, 600)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "%s --alias 60", self->self_exe);
+	check(_metadata, self, "double-mapped-jit", "", cmd, 1);
+}
+
+TEST_F_TIMEOUT(decode, memfd_pwrite_jit, 600)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "%s --alias-pwrite 60", self->self_exe);
+	check(_metadata, self, "memfd-pwrite-jit", "", cmd, 1);
+}
+
+TEST_F_TIMEOUT(decode, jit_written_by_another_process, 600)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "%s --alias-fork 60", self->self_exe);
+	check(_metadata, self, "jit-written-by-another-process", "", cmd, 1);
 }
 
 /* A hot loop (as tests/data/hot.lua) that LuaJIT compiles to machine code. */

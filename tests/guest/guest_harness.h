@@ -11,6 +11,10 @@
  * before the first test runs. Tests that size their own waits use
  * guest_time_scale() too.
  *
+ * JIFL_TEST_ONLY=name,name (test names without the fixture) runs only
+ * those tests of the binary, for work on one test: scripts/qemu-run.sh
+ * -c with "JIFL_TEST_ONLY=... /jifl/tests/BINARY".
+ *
  * Use guest_harness_run() where a test has its own main(), or
  * TEST_HARNESS_MAIN as usual.
  */
@@ -18,6 +22,7 @@
 #define JIFL_GUEST_HARNESS_H
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "kselftest_harness.h"
 
@@ -51,8 +56,50 @@ static inline void guest_scale_timeouts(void)
 			t->timeout *= scale;
 }
 
+/* Is @name in the comma-separated @list? */
+static inline int guest_test_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* Keep only the tests JIFL_TEST_ONLY names, if it is set. */
+static inline void guest_select_tests(void)
+{
+	const char *only = getenv("JIFL_TEST_ONLY");
+	struct __test_metadata *t, *next, *first, *last;
+	struct __fixture_metadata *f;
+
+	if (!only || !*only)
+		return;
+	for (f = __fixture_list; f; f = f->next) {
+		first = last = NULL;
+		for (t = f->tests; t; t = next) {
+			next = t->next;
+			if (!guest_test_listed(only, t->name))
+				continue;
+			t->next = NULL;
+			if (last)
+				last->next = t;
+			else
+				first = t;
+			t->prev = last;
+			last = t;
+		}
+		if (first)
+			first->prev = last;
+		f->tests = first;
+	}
+}
+
 static inline int guest_harness_run(int argc, char **argv)
 {
+	guest_select_tests();
 	guest_scale_timeouts();
 	return test_harness_run(argc, argv);
 }

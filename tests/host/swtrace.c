@@ -723,6 +723,28 @@ TEST_F(swtrace, jit_code_breaks_perf)
 	check_jit(_metadata, self, PROGS "swt_jit", "6");
 }
 
+/*
+ * Code that changes behind a read-only mapping: the read-execute view of
+ * a memfd whose read-write view the program writes. Its bytes must be
+ * read again on every execution, as for anonymous code: the truth must
+ * hold as many instructions in that page as the program ran there.
+ */
+TEST_F(swtrace, double_mapped_jit_truth)
+{
+	unsigned long rx, insns, n = 0;
+	const char *line;
+	size_t i;
+
+	ASSERT_EQ(0, record(self, PROGS "swt_dualjit")) TH_LOG("%s", self->out);
+	line = strstr(self->out, "rx=");
+	ASSERT_NE(NULL, line) TH_LOG("%s", self->out);
+	ASSERT_EQ(2, sscanf(line, "rx=%lx insns=%lu", &rx, &insns)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, truth_read(self->truth, &self->want));
+	for (i = 0; i < self->want.n; i++)
+		n += self->want.v[i].ip - rx < 4096;
+	EXPECT_EQ(insns, n);
+}
+
 TEST_F(swtrace, luajit_records)
 {
 	char out[64];

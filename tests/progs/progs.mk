@@ -4,7 +4,7 @@
 # Each swt_* program is built dynamic and static, both without PIE so
 # that tests can find symbols at their link addresses.
 
-SWT_PROGS := swt_flow swt_sys swt_sig swt_crash swt_thread swt_jit swt_spin swt_fault swt_vdso swt_sched swt_wxjit \
+SWT_PROGS := swt_flow swt_sys swt_sig swt_crash swt_thread swt_jit swt_spin swt_fault swt_vdso swt_sched swt_wxjit swt_dualjit \
 	swt_movss
 PROGS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -no-pie
 

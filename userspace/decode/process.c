@@ -162,6 +162,13 @@ int jifl_process_add_map(struct jifl_process *p, struct pt_image_section_cache *
 
 	if (!(m->prot & PROT_EXEC) || f[0] != '/' || !strcmp(f, "//anon"))
 		return 1;
+	/*
+	 * A shared mapping's code changes when its file is written through
+	 * another mapping (a double-mapped JIT's read-write view) or by
+	 * write(2): with FlowJIT's snapshots, they are its code.
+	 */
+	if (p->jit && (m->flags & MAP_SHARED))
+		return 1;
 	return jifl_process_add_file(p, isc, f, m->pgoff, m->len, m->addr);
 }
 

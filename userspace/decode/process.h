@@ -58,7 +58,8 @@ void jifl_process_free(struct jifl_process *p);
 
 /*
  * Map the code of @m (an executable file mapping) into @p. Returns 0,
- * 1 when @m names no file (anonymous memory, [vdso], ...), or a negative
+ * 1 when @m names no file (anonymous memory, [vdso], ...) or is a shared
+ * mapping whose code comes from FlowJIT's snapshots, or a negative
  * jifl_error_code: -jifl_err_io (the file cannot be opened; errno),
  * -jifl_err_format (libipt or libelf refused it), -jifl_err_nomem.
  */

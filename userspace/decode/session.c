@@ -254,6 +254,10 @@ static int load_flowjit(struct jifl_session *s, const char *path, char *msg, siz
 	if (st.lost)
 		warn(s, "--flowjit: the kernel dropped %" PRIu64
 		     " records: JIT code may decode wrongly or not at all", st.lost);
+	if (st.pinned)
+		warn(s, "--flowjit: %" PRIu64 " code snapshots are of pages pinned for DMA or"
+		     " kernel access, whose writes FlowJIT cannot see: their code may"
+		     " decode wrongly", st.pinned);
 	return 0;
 }
 

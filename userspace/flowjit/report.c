@@ -25,6 +25,7 @@ struct summary {
 	uint64_t records;
 	uint64_t by_type[FLOWJIT_EV_MAX];
 	uint64_t lost;
+	uint64_t pinned;	/* EXEC snapshots of pinned pages */
 	uint64_t first_tsc, last_tsc, first_ns, last_ns;
 	uint32_t *pids;
 	size_t npids;
@@ -61,11 +62,13 @@ static void print_event(FILE *out, const struct flowjit_event *ev)
 		(uint64_t)ev->ip, (uint64_t)ev->addr);
 	switch (ev->type) {
 	case FLOWJIT_EV_EXEC:
-		fprintf(out, " %s%s", ev->flags & FLOWJIT_EVF_PAYLOAD ? "snapshot" : "no-page",
-			ev->flags & FLOWJIT_EVF_STEP ? " step" : "");
+		fprintf(out, " %s%s%s", ev->flags & FLOWJIT_EVF_PAYLOAD ? "snapshot" : "no-page",
+			ev->flags & FLOWJIT_EVF_STEP ? " step" : "",
+			ev->flags & FLOWJIT_EVF_PINNED ? " pinned" : "");
 		break;
 	case FLOWJIT_EV_WRITE:
-		fprintf(out, " %s", ev->flags & FLOWJIT_EVF_KERNEL ? "by-kernel" : "by-user");
+		fprintf(out, " %s%s", ev->flags & FLOWJIT_EVF_KERNEL ? "by-kernel" : "by-user",
+			ev->flags & FLOWJIT_EVF_ALIAS ? " alias" : "");
 		if (ev->flags & FLOWJIT_EVF_REMOTE)
 			fprintf(out, " writer=%" PRIu64, (uint64_t)ev->aux);
 		break;
@@ -150,6 +153,7 @@ static int account(struct summary *s, const struct flowjit_event *ev, const void
 		s->lost += ev->aux;
 		return 0;
 	}
+	s->pinned += ev->type == FLOWJIT_EV_EXEC && (ev->flags & FLOWJIT_EVF_PINNED);
 	if (ev->type == FLOWJIT_EV_EXEC && add_snap(s, ev, page))
 		return -jifl_err_nomem;
 	return add_pid(s, ev->pid);
@@ -216,6 +220,9 @@ static void print_summary(FILE *out, const char *path, const struct jifl_fj_info
 			"the recording is INCOMPLETE\n", s->lost);
 	else
 		fprintf(out, "drops:        none\n");
+	if (s->pinned)
+		fprintf(out, "pinned:       %" PRIu64 " snapshots of pages pinned for DMA or "
+			"kernel access: writes through the pin are not recorded\n", s->pinned);
 }
 
 int fj_report(const char *path, int events, FILE *out)

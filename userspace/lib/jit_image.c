@@ -232,6 +232,7 @@ int jifl_jit_image_add_event(struct jifl_jit_image *img,
 			img->st.no_payload++;
 			return 0;
 		}
+		img->st.pinned += !!(ev->flags & FLOWJIT_EVF_PINNED);
 		return add_version(img, ev->pid, ev->addr & PAGE_MASK, ev->tsc, ev->ip, page);
 	case FLOWJIT_EV_WRITE:
 		e = lookup(img, ev->pid, ev->addr & PAGE_MASK);

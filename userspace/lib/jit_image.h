@@ -35,6 +35,7 @@ struct jifl_jit_image_stats {
 	uint64_t versions;
 	uint64_t lost;		/* records the kernel dropped (LOST records) */
 	uint64_t no_payload;	/* EXEC records without a snapshot */
+	uint64_t pinned;	/* snapshots of pinned pages (FLOWJIT_EVF_PINNED) */
 };
 
 int jifl_jit_image_new(struct jifl_jit_image **imgp);

@@ -149,5 +149,6 @@ bool jifl_maps_cacheable(struct jifl_maps *m, uint64_t ip)
 	}
 	return false;
 found:
-	return !(e->prot & PROT_WRITE) && e->filename[0] == '/';
+	/* a shared mapping changes when another mapping of its file is written */
+	return !(e->prot & PROT_WRITE) && !(e->flags & MAP_SHARED) && e->filename[0] == '/';
 }

@@ -27,7 +27,11 @@ void jifl_maps_fini(struct jifl_maps *m);
 /* Read the mappings again; call @fn for each one not seen before. */
 int jifl_maps_scan(struct jifl_maps *m, jifl_maps_new_fn fn, void *ctx);
 
-/* Is @ip in read-only executable file text, whose bytes cannot change? */
+/*
+ * Is @ip in read-only executable file text mapped private, whose bytes
+ * cannot change? (A shared mapping, the read-execute view of a memfd a
+ * JIT writes through another view, changes under its own protection.)
+ */
 bool jifl_maps_cacheable(struct jifl_maps *m, uint64_t ip);
 
 #endif /* JIFL_MAPS_H */

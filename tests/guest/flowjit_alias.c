@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FlowJIT and code written through another mapping of its page: the
+ * read-write view of a memfd whose read-execute view runs (a
+ * double-mapped JIT), pwrite(2) into the memfd, another process' view,
+ * views made writable later (a new mapping read first, mprotect). Each
+ * write must end the running version with a WRITE record of the
+ * executable address (FLOWJIT_EVF_ALIAS), and the next run must be
+ * snapshotted with the new bytes. A page pinned for long-term kernel
+ * access (io_uring fixed buffers), whose writes cannot be seen, has its
+ * EXEC records flagged FLOWJIT_EVF_PINNED.
+ */
+#define _GNU_SOURCE
+#include <linux/io_uring.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#include "guest_harness.h"
+#include "flowjit_util.h"
+
+#define PAGE	4096UL
+
+typedef int (*jit_fn)(void);
+
+static struct fj_rec recs[FJ_MAX_EVENTS];
+
+FIXTURE(alias) {
+	int fd;
+	unsigned char *rw, *rx;
+};
+
+FIXTURE_SETUP(alias)
+{
+	ASSERT_EQ(0, access("/proc/flowjit/control", F_OK));
+	ASSERT_EQ(0, fj_control("bufsize 8388608"));
+	ASSERT_EQ(0, fj_reset());
+	self->fd = memfd_create("alias", MFD_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, ftruncate(self->fd, PAGE));
+	self->rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, self->rw);
+	self->rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, self->rx);
+	/* tracking starts with the views in place, the default mode */
+	ASSERT_EQ(0, fj_enable(0));
+}
+
+FIXTURE_TEARDOWN(alias)
+{
+	fj_disable();
+	munmap(self->rw, PAGE);
+	munmap(self->rx, PAGE);
+	close(self->fd);
+}
+
+/* The records of @pid at @addr's page: "E" for EXEC, "W" for WRITE, in order. */
+static int page_events(pid_t pid, const void *addr, char *seq, size_t len,
+		       struct fj_rec **last_exec, struct fj_rec **last_write)
+{
+	int i, n = fj_drain(recs, FJ_MAX_EVENTS);
+	size_t k = 0;
+
+	*last_exec = *last_write = NULL;
+	for (i = 0; i < n && k + 1 < len; i++) {
+		struct flowjit_event *ev = &recs[i].ev;
+
+		if ((pid_t)ev->pid != pid || ev->addr != (uintptr_t)addr)
+			continue;
+		if (ev->type == FLOWJIT_EV_EXEC) {
+			seq[k++] = 'E';
+			*last_exec = &recs[i];
+		} else if (ev->type == FLOWJIT_EV_WRITE) {
+			seq[k++] = 'W';
+			*last_write = &recs[i];
+		}
+	}
+	seq[k] = '\0';
+	return n;
+}
+
+/*
+ * Run version 1 (ret 1) from the read-execute view, have @write put
+ * version 2 (ret 2) in, run it: two EXECs with the right bytes and one
+ * WRITE between them, with @want_flags (and no others of ALIAS, KERNEL,
+ * REMOTE); returns the WRITE record.
+ */
+static struct fj_rec *check_rewrite(struct __test_metadata *_metadata,
+				    FIXTURE_DATA(alias) *self,
+				    void (*write)(FIXTURE_DATA(alias) *self, int v),
+				    unsigned int want_flags)
+{
+	const unsigned int checked = FLOWJIT_EVF_ALIAS | FLOWJIT_EVF_KERNEL | FLOWJIT_EVF_REMOTE;
+	struct fj_rec *exec, *wr;
+	char seq[16];
+
+	write(self, 1);
+	EXPECT_EQ(1, ((jit_fn)self->rx)());
+	write(self, 2);
+	EXPECT_EQ(2, ((jit_fn)self->rx)());
+	ASSERT_LT(0, page_events(getpid(), self->rx, seq, sizeof(seq), &exec, &wr));
+	EXPECT_STREQ("EWE", seq);
+	if (!exec || !wr)
+		return NULL;
+	EXPECT_EQ(want_flags, wr->ev.flags & checked);
+	EXPECT_EQ(0, memcmp(exec->page, self->rw, 6)) TH_LOG("the snapshot is not version 2");
+	return wr;
+}
+
+static void write_view(FIXTURE_DATA(alias) *self, int v)
+{
+	emit_ret_imm(self->rw, v);
+}
+
+static void write_file(FIXTURE_DATA(alias) *self, int v)
+{
+	unsigned char code[6];
+
+	emit_ret_imm(code, v);
+	if (pwrite(self->fd, code, sizeof(code), 0) != sizeof(code))
+		abort();
+}
+
+/* A child process writes version @v through its copy of the read-write view. */
+static void write_child(FIXTURE_DATA(alias) *self, int v)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (!pid) {
+		emit_ret_imm(self->rw, v);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		abort();
+}
+
+TEST_F(alias, write_through_the_read_write_view)
+{
+	struct fj_rec *wr = check_rewrite(_metadata, self, write_view, FLOWJIT_EVF_ALIAS);
+
+	if (wr)
+		EXPECT_NE(0, wr->ev.ip) TH_LOG("the IP of the writing store");
+}
+
+TEST_F(alias, pwrite_into_the_memfd)
+{
+	check_rewrite(_metadata, self, write_file, FLOWJIT_EVF_ALIAS | FLOWJIT_EVF_KERNEL);
+}
+
+TEST_F(alias, write_by_another_process)
+{
+	struct fj_rec *wr = check_rewrite(_metadata, self, write_child,
+					  FLOWJIT_EVF_ALIAS | FLOWJIT_EVF_REMOTE);
+
+	if (wr)
+		EXPECT_NE((uint64_t)getpid(), wr->ev.aux) TH_LOG("aux: the writer, the child");
+}
+
+/*
+ * Views that become writable after the code ran: a new shared mapping
+ * read before it is written (its read fault maps the page), and a
+ * read-only view made writable by mprotect(). Neither may write without
+ * a WRITE record.
+ */
+TEST_F(alias, views_made_writable_later)
+{
+	struct fj_rec *exec, *wr;
+	unsigned char *late, *ro;
+	volatile unsigned char c;
+	char seq[16];
+
+	emit_ret_imm(self->rw, 1);
+	ro = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	c = ro[0];
+	EXPECT_EQ(1, ((jit_fn)self->rx)());
+
+	late = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, late);
+	c = late[0];
+	emit_ret_imm(late, 2);
+	EXPECT_EQ(2, ((jit_fn)self->rx)());
+
+	ASSERT_EQ(0, mprotect(ro, PAGE, PROT_READ | PROT_WRITE));
+	emit_ret_imm(ro, 3);
+	EXPECT_EQ(3, ((jit_fn)self->rx)());
+	(void)c;
+
+	ASSERT_LT(0, page_events(getpid(), self->rx, seq, sizeof(seq), &exec, &wr));
+	EXPECT_STREQ("EWEWE", seq);
+	if (exec)
+		EXPECT_EQ(0, memcmp(exec->page, ro, 6));
+	munmap(late, PAGE);
+	munmap(ro, PAGE);
+}
+
+/*
+ * A page pinned for the kernel's long-term writes (an io_uring fixed
+ * buffer): what is written through the pin raises no fault, so its
+ * snapshot is flagged; an unpinned run is not.
+ */
+TEST_F(alias, pinned_page_is_flagged)
+{
+	struct io_uring_params p = { .sq_entries = 0 };
+	struct iovec iov = { .iov_base = self->rw, .iov_len = PAGE };
+	struct fj_rec *exec, *wr;
+	char seq[16];
+	int ring;
+
+	emit_ret_imm(self->rw, 1);
+	EXPECT_EQ(1, ((jit_fn)self->rx)());
+	ASSERT_LT(0, page_events(getpid(), self->rx, seq, sizeof(seq), &exec, &wr));
+	ASSERT_NE(NULL, exec);
+	EXPECT_EQ(0, exec->ev.flags & FLOWJIT_EVF_PINNED);
+
+	ring = syscall(__NR_io_uring_setup, 4, &p);
+	if (ring < 0 && errno == ENOSYS)
+		SKIP(return, "no io_uring in this kernel");
+	ASSERT_LE(0, ring);
+	ASSERT_EQ(0, syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1));
+	emit_ret_imm(self->rw, 2);
+	EXPECT_EQ(2, ((jit_fn)self->rx)());
+	ASSERT_LT(0, page_events(getpid(), self->rx, seq, sizeof(seq), &exec, &wr));
+	ASSERT_NE(NULL, exec);
+	EXPECT_EQ(FLOWJIT_EVF_PINNED, exec->ev.flags & FLOWJIT_EVF_PINNED);
+	close(ring);
+}
+
+TEST_HARNESS_MAIN
