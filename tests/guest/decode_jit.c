@@ -349,30 +349,32 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
 	}
 }
 
-TEST_F_TIMEOUT(decode, rwx_jit, 600)
+/* check() on this program run as its own JIT with @args ("--jit 200"). */
+static void check_self(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
+		       const char *name, const char *swtrace_opts, const char *args,
+		       int perf_exact)
 {
 	char cmd[PATH_MAX + 32];
 
-	snprintf(cmd, sizeof(cmd), "%s --jit 200", self->self_exe);
-	check(_metadata, self, "rwx-jit", "", cmd, 1);
+	snprintf(cmd, sizeof(cmd), "%s %s", self->self_exe, args);
+	check(_metadata, self, name, swtrace_opts, cmd, perf_exact);
+}
+
+TEST_F_TIMEOUT(decode, rwx_jit, 600)
+{
+	check_self(_metadata, self, "rwx-jit", "", "--jit 200", 1);
 }
 
 /* The same JIT with TSC packets only where the trace re-enables. */
 TEST_F_TIMEOUT(decode, rwx_jit_rare_tsc, 600)
 {
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "%s --jit 200", self->self_exe);
-	check(_metadata, self, "rwx-jit-rare-tsc", TSC_RARE, cmd, 1);
+	check_self(_metadata, self, "rwx-jit-rare-tsc", TSC_RARE, "--jit 200", 1);
 }
 
 TEST_F_TIMEOUT(decode, self_modifying, 600)
 {
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "%s --smc 60", self->self_exe);
 	/* perf only logged: a version changes in the middle of straight-line code. */
-	check(_metadata, self, "self-modifying", "", cmd, 0);
+	check_self(_metadata, self, "self-modifying", "", "--smc 60", 0);
 }
 
 /*
@@ -382,26 +384,17 @@ TEST_F_TIMEOUT(decode, self_modifying, 600)
  */
 TEST_F_TIMEOUT(decode, double_mapped_jit, 600)
 {
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "%s --alias 60", self->self_exe);
-	check(_metadata, self, "double-mapped-jit", "", cmd, 1);
+	check_self(_metadata, self, "double-mapped-jit", "", "--alias 60", 1);
 }
 
 TEST_F_TIMEOUT(decode, memfd_pwrite_jit, 600)
 {
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "%s --alias-pwrite 60", self->self_exe);
-	check(_metadata, self, "memfd-pwrite-jit", "", cmd, 1);
+	check_self(_metadata, self, "memfd-pwrite-jit", "", "--alias-pwrite 60", 1);
 }
 
 TEST_F_TIMEOUT(decode, jit_written_by_another_process, 600)
 {
-	char cmd[PATH_MAX + 32];
-
-	snprintf(cmd, sizeof(cmd), "%s --alias-fork 60", self->self_exe);
-	check(_metadata, self, "jit-written-by-another-process", "", cmd, 1);
+	check_self(_metadata, self, "jit-written-by-another-process", "", "--alias-fork 60", 1);
 }
 
 /* A hot loop (as tests/data/hot.lua) that LuaJIT compiles to machine code. */
