@@ -2,12 +2,17 @@
 /*
  * The flowjit tool in the guest. This binary is its own JIT program: run
  * as "flowjit_tool jit N STATUS" it rewrites one RWX page N times (each
- * version returns 1000 + i), runs every version and exits with STATUS.
+ * version returns 1000 + i), runs every version and exits with STATUS;
+ * as "flowjit_tool pinned N" it writes N versions through the read-write
+ * view of a memfd that an io_uring pins and runs them through its
+ * read-execute view.
  * The tests record it with "flowjit record", read the data file with
  * their own parser (Documentation/flowjit-file-format.rst) and check
  * every code version, the exit status, the report, bad use, and LuaJIT.
  */
 #define _GNU_SOURCE
+/* before fcntl.h: its RWF_* defer to the kernel's */
+#include <linux/io_uring.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -17,6 +22,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/flowjit.h>
@@ -55,6 +62,37 @@ static int run_versions(int versions, uint32_t base)
 }
 
 /*
+ * A double-mapped JIT whose page an io_uring fixed buffer pins: exit 77
+ * without io_uring.
+ */
+static int run_pinned(int versions)
+{
+	int fd = memfd_create("pinned", MFD_CLOEXEC), ring, i;
+	struct io_uring_params p = { .sq_entries = 0 };
+	struct iovec iov;
+	unsigned char *rw, *rx;
+
+	if (fd < 0 || ftruncate(fd, PAGE))
+		return 1;
+	rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	if (rw == MAP_FAILED || rx == MAP_FAILED)
+		return 1;
+	ring = syscall(__NR_io_uring_setup, 4, &p);
+	if (ring < 0)
+		return errno == ENOSYS ? 77 : 1;
+	iov = (struct iovec){ .iov_base = rw, .iov_len = PAGE };
+	if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_BUFFERS, &iov, 1))
+		return 1;
+	for (i = 0; i < versions; i++) {
+		emit_ret_imm(rw, 3000 + i);
+		if (((int (*)(void))rx)() != 3000 + i)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * The JIT program, run before the harness when this binary is started
  * as "jit N STATUS", "jitfork N", "jitslow N" (10 ms between versions)
  * or "signal SIG" (glibc passes main's arguments to constructors).
@@ -69,6 +107,8 @@ __attribute__((constructor)) static void jit_main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(argv[1], "jit"))
 		_exit(run_versions(n, 1000) ? 99 : argc > 3 ? atoi(argv[3]) : 0);
+	if (!strcmp(argv[1], "pinned"))
+		_exit(run_pinned(n));
 	if (!strcmp(argv[1], "jitfork")) {
 		pid = fork();
 		if (pid == 0)
@@ -354,6 +394,29 @@ TEST_F(tool, report_summary_and_events)
 	EXPECT_NE(NULL, strstr(out, " EXEC "));
 	EXPECT_NE(NULL, strstr(out, " snapshot"));
 	unload(&d);
+}
+
+/*
+ * Code written through another mapping, in a page pinned for the kernel:
+ * the report counts the snapshots that cannot be trusted, the events
+ * name the writes "alias" and the snapshots "pinned".
+ */
+TEST_F(tool, report_names_aliased_writes_and_pinned_pages)
+{
+	char *rec[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/xp.fj", "--",
+			self_exe, "pinned", "5", NULL };
+	char *rep[] = { (char *)self->flowjit, "report", "/tmp/xp.fj", NULL };
+	char *evs[] = { (char *)self->flowjit, "report", "--events", "/tmp/xp.fj", NULL };
+	int st = run_status(rec);
+
+	if (st == 77)
+		SKIP(return, "no io_uring in this kernel");
+	ASSERT_EQ(0, st);
+	ASSERT_EQ(0, run_status(rep));
+	EXPECT_NE(NULL, strstr(out, "pinned:       5 snapshots")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_status(evs));
+	EXPECT_NE(NULL, strstr(out, " snapshot pinned\n"));
+	EXPECT_NE(NULL, strstr(out, " by-user alias\n"));
 }
 
 /* Bad use: clear messages, non-zero status. */
