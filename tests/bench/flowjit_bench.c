@@ -24,6 +24,7 @@
 #include <x86intrin.h>
 
 #include "../guest/flowjit_util.h"
+#include "../progs/memfd_views.h"
 
 #define PAGE 4096
 #define N 20000
@@ -88,14 +89,10 @@ static void mprotect_loop(uint64_t *s)
 /* Write through a memfd's read-write view, run its read-execute view. */
 static void alias_loop(uint64_t *s)
 {
-	int fd = memfd_create("bench", MFD_CLOEXEC), i;
 	unsigned char *rw, *rx;
+	int fd = memfd_views("bench", PAGE, &rw, &rx), i;
 
-	if (fd < 0 || ftruncate(fd, PAGE))
-		abort();
-	rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
-	if (rw == MAP_FAILED || rx == MAP_FAILED)
+	if (fd < 0)
 		abort();
 	for (i = 0; i < N; i++) {
 		uint64_t t0 = __rdtsc();

@@ -37,6 +37,7 @@
 #include "guest_harness.h"
 #include "../host/swtrace_truth.h"
 #include "../progs/jit_loop.h"
+#include "../progs/memfd_views.h"
 
 #define PAGE		4096
 #define CMD_MAX		(3 * PATH_MAX)
@@ -115,17 +116,14 @@ static void alias_child(unsigned char *rw, int req, int ack)
  */
 static int run_alias(int n, enum alias_writer how)
 {
-	int fd = memfd_create("jit", MFD_CLOEXEC), req[2], ack[2], st;
 	unsigned char buf[64], *rw, *rx;
+	int fd, req[2], ack[2], st;
 	unsigned int i, off;
 	pid_t child = -1;
 	size_t len;
 
-	if (fd < 0 || ftruncate(fd, PAGE) || pipe(req) || pipe(ack))
-		return -1;
-	rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
-	if (rw == MAP_FAILED || rx == MAP_FAILED)
+	fd = memfd_views("jit", PAGE, &rw, &rx);
+	if (fd < 0 || pipe(req) || pipe(ack))
 		return -1;
 	if (how == ALIAS_CHILD) {
 		child = fork();

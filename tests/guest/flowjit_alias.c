@@ -18,6 +18,7 @@
 
 #include "guest_harness.h"
 #include "flowjit_util.h"
+#include "../progs/memfd_views.h"
 
 #define PAGE	4096UL
 
@@ -35,13 +36,8 @@ FIXTURE_SETUP(alias)
 	ASSERT_EQ(0, access("/proc/flowjit/control", F_OK));
 	ASSERT_EQ(0, fj_control("bufsize 8388608"));
 	ASSERT_EQ(0, fj_reset());
-	self->fd = memfd_create("alias", MFD_CLOEXEC);
+	self->fd = memfd_views("alias", PAGE, &self->rw, &self->rx);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, ftruncate(self->fd, PAGE));
-	self->rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
-	ASSERT_NE(MAP_FAILED, self->rw);
-	self->rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd, 0);
-	ASSERT_NE(MAP_FAILED, self->rx);
 	/* tracking starts with the views in place, the default mode */
 	ASSERT_EQ(0, fj_enable(0));
 }

@@ -30,6 +30,7 @@
 
 #include "guest_harness.h"
 #include "flowjit_util.h"
+#include "../progs/memfd_views.h"
 
 #define PAGE 4096
 #define FJ_END 0x8000
@@ -67,16 +68,12 @@ static int run_versions(int versions, uint32_t base)
  */
 static int run_pinned(int versions)
 {
-	int fd = memfd_create("pinned", MFD_CLOEXEC), ring, i;
 	struct io_uring_params p = { .sq_entries = 0 };
-	struct iovec iov;
 	unsigned char *rw, *rx;
+	struct iovec iov;
+	int ring, i;
 
-	if (fd < 0 || ftruncate(fd, PAGE))
-		return 1;
-	rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
-	if (rw == MAP_FAILED || rx == MAP_FAILED)
+	if (memfd_views("pinned", PAGE, &rw, &rx) < 0)
 		return 1;
 	ring = syscall(__NR_io_uring_setup, 4, &p);
 	if (ring < 0)

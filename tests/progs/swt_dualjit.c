@@ -15,22 +15,18 @@
 #include <unistd.h>
 
 #include "jit_loop.h"
+#include "memfd_views.h"
 
 #define PAGE	4096
 
 int main(int argc, char **argv)
 {
 	unsigned int i, k, n = argc > 1 ? atoi(argv[1]) : 40;
-	int fd = memfd_create("dualjit", MFD_CLOEXEC);
 	unsigned long insns = 0;
 	unsigned char *rw, *rx;
 	long sum = 0;
 
-	if (fd < 0 || ftruncate(fd, PAGE))
-		return 1;
-	rw = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
-	if (rw == MAP_FAILED || rx == MAP_FAILED)
+	if (memfd_views("dualjit", PAGE, &rw, &rx) < 0)
 		return 1;
 	for (i = 0; i < n; i++) {
 		jit_loop_emit(rw + i * 48 % 1024, i);
