@@ -22,7 +22,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san fuzzers fuzz tests initramfs \
-	check check-debug series-check debian-check demo bench bench-apache kcov-compare guest-shell install uninstall deb clean distclean
+	check check-debug check-singlestep series-check debian-check demo bench bench-apache kcov-compare guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
 
@@ -32,6 +32,7 @@ help:
 	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
 	@echo "make bench-apache  the Apache rows of make bench alone"
 	@echo "make check-debug guest tests on a KASAN + lockdep kernel (slow)"
+	@echo "make check-singlestep  call chains from interrupts at any instruction (QEMU -singlestep)"
 	@echo "make kcov-compare JIFL's cover tool against kcov, on a CONFIG_KCOV kernel"
 	@echo "make fuzz        run the libFuzzer harnesses (FUZZ_TIME seconds each) and update their corpora"
 	@echo "make series-check build the test kernel at every patch of patches/series, checkpatch --strict each"
@@ -120,6 +121,9 @@ check:
 
 check-debug:
 	@scripts/check-debug.sh
+
+check-singlestep:
+	@scripts/check-singlestep.sh
 
 series-check: prepare
 	@scripts/series-check.sh

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JIFL's copies of small leaf functions, one per call site: a call of a
+ * leaf whose first block ends in its return (or in a conditional branch
+ * to it) runs a copy of that block made for the call site alone, so
+ * that its return predicts one target instead of sharing four among
+ * every caller. The copies must compute what the originals do, and go
+ * when the text of the leaf changes: a kprobe registered on a leaf
+ * while copies of it exist sees every call from then on.
+ *
+ * The leaves are CONFIG_JIFL_TEST's (/sys/kernel/debug/jifl/leaf): a
+ * write of N calls each of two of them N times, in write().
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "guest_harness.h"
+#include "proc_util.h"
+
+#define LEAF "/sys/kernel/debug/jifl/leaf"
+
+FIXTURE(leaf) {
+	char pid[32];
+};
+
+FIXTURE_SETUP(leaf)
+{
+	ASSERT_EQ(0, access("/proc/jifl/control", F_OK));
+	ASSERT_EQ(0, access(LEAF, F_OK))
+		TH_LOG("kernel without CONFIG_JIFL_TEST's leaf functions");
+	ASSERT_EQ(0, jifl_test("leaf", "probe off"));
+	snprintf(self->pid, sizeof(self->pid), "pid %d", (int)getpid());
+	/* write() of this process runs translated, from an empty cache */
+	ASSERT_EQ(0, jifl_control("syscalls 1"));
+	ASSERT_EQ(0, jifl_control(self->pid));
+	ASSERT_EQ(0, jifl_control("flush"));
+	ASSERT_EQ(0, jifl_control("enable"));
+}
+
+FIXTURE_TEARDOWN(leaf)
+{
+	jifl_control("disable");
+	jifl_control("pid 0");
+	jifl_test("leaf", "probe off");
+}
+
+static long long leaf_hits(void)
+{
+	char buf[32];
+
+	file_read(LEAF, buf, sizeof(buf));
+	return buf[0] ? strtoll(buf, NULL, 10) : -1;
+}
+
+/*
+ * @rounds writes of "N": each makes N calls of each leaf, which the
+ * kernel checks against what they compute natively. Returns how many
+ * writes failed.
+ */
+static int leaf_calls(int rounds, int n)
+{
+	char cmd[16];
+	int i, bad = 0;
+
+	snprintf(cmd, sizeof(cmd), "%d", n);
+	for (i = 0; i < rounds; i++)
+		bad += jifl_test("leaf", cmd) != 0;
+	return bad;
+}
+
+TEST_F(leaf, calls_of_small_leaves_run_copies_of_their_own)
+{
+	long long copies = jifl_stat("leaf_copies");
+	long long entries = jifl_stat("entries");
+
+	ASSERT_LE(0, copies) TH_LOG("no leaf_copies in /proc/jifl/stats");
+	EXPECT_EQ(0, leaf_calls(20, 1000));
+	/* the link work predicts the copies' returns after a few ticks */
+	usleep(100000);
+	EXPECT_EQ(0, leaf_calls(20, 1000));
+	EXPECT_LE(entries + 40, jifl_stat("entries"));
+	/* one per call site of each leaf, at least */
+	EXPECT_LE(copies + 2, jifl_stat("leaf_copies"));
+	TH_LOG("%lld copies of leaf functions made by 40 write()s",
+	       jifl_stat("leaf_copies") - copies);
+}
+
+TEST_F(leaf, kprobe_on_a_copied_leaf_sees_every_call)
+{
+	long long copies = jifl_stat("leaf_copies");
+	long long inval = jifl_stat("invalidations");
+	long long hits;
+
+	EXPECT_EQ(0, leaf_calls(5, 1000));
+	usleep(100000);
+	EXPECT_EQ(0, leaf_calls(5, 1000));
+	ASSERT_LE(copies + 2, jifl_stat("leaf_copies"));
+
+	/* a kprobe on each leaf while their copies exist */
+	hits = leaf_hits();
+	ASSERT_EQ(0, jifl_test("leaf", "probe on"));
+	EXPECT_LT(inval, jifl_stat("invalidations"));
+	EXPECT_EQ(0, leaf_calls(1, 1000));
+	EXPECT_EQ(hits + 2000, leaf_hits())
+		TH_LOG("the kprobes saw %lld of 2000 calls", leaf_hits() - hits);
+
+	/* gone again: the leaves run translated, without hits */
+	ASSERT_EQ(0, jifl_test("leaf", "probe off"));
+	hits = leaf_hits();
+	EXPECT_EQ(0, leaf_calls(5, 1000));
+	EXPECT_EQ(hits, leaf_hits());
+
+	/* and once more, with copies made after the first kprobe went */
+	usleep(100000);
+	EXPECT_EQ(0, leaf_calls(5, 1000));
+	ASSERT_EQ(0, jifl_test("leaf", "probe on"));
+	EXPECT_EQ(0, leaf_calls(2, 1000));
+	EXPECT_EQ(hits + 4000, leaf_hits())
+		TH_LOG("the kprobes saw %lld of 4000 calls", leaf_hits() - hits);
+}
+
+TEST_HARNESS_MAIN
