@@ -148,6 +148,38 @@ TEST_F(tools, native_tail_call_returns_into_the_cache)
 }
 
 /*
+ * A native function that takes arguments on the stack (the test
+ * trigger's, in JIFL's own text) gets them where they are natively: its
+ * translated call must not return into the cache through
+ * jifl_return_to_cache, which puts one more word on its stack. The
+ * trigger's write checks what the function computed from its seventh
+ * and eighth argument; its first block runs from the cache.
+ */
+TEST_F(tools, native_callee_gets_its_stack_arguments)
+{
+	long long before, calls;
+	char arg[16];
+	int i;
+
+	if (jifl_test("args", "1") == -ENOENT)
+		SKIP(return, "no args trigger (CONFIG_JIFL_TEST)");
+	before = jifl_stat("native_stack_args");
+	ASSERT_EQ(0, bbcount_this_process(SYS_write));
+	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
+	for (i = 0; i < 100; i++) {
+		snprintf(arg, sizeof(arg), "%d", i * 1000);
+		ASSERT_EQ(0, jifl_test("args", arg)) TH_LOG("write %d", i);
+	}
+	ASSERT_EQ(0, jifl_control("disable"));
+	file_read("/proc/jifl/tool", out, sizeof(out));
+	calls = block_count("args_write");
+	TH_LOG("100 writes: args_write ran %lld times from the cache; native_stack_args %lld -> %lld",
+	       calls, before, jifl_stat("native_stack_args"));
+	EXPECT_EQ(100, calls);
+	EXPECT_LT(before, jifl_stat("native_stack_args"));
+}
+
+/*
  * edges: on each side of every conditional branch, a count; together
  * they make the executions of the branch's block. The system calls
  * read only memory already touched, so that no fault leaves a block

@@ -23,6 +23,7 @@ static const struct {
 	{ "native_insn", "native: instruction not translated" },
 	{ "native_cache_full", "native: code cache full" },
 	{ "native_call", "native: direct calls of native code, back to the cache" },
+	{ "native_stack_args", "native: calls of native code taking stack arguments" },
 	{ "flushes", "code cache flushes" },
 	{ "invalidations", "kernel text changes under translations" },
 	{ "stale_blocks", "translations of changed text made stale" },
