@@ -35,8 +35,8 @@ TEST(lookup_and_translation_are_not_probed)
 {
 	static const char * const syms[] = {
 		"jifl_lookup", "jifl_lookup_call", "jifl_lookup_callsite",
-		"jifl_lookup_learn", "jifl_return_trampoline",
-		"jifl_lookup_target", "jifl_learn_return", "jifl_translate",
+		"jifl_lookup_learn", "jifl_lookup_learn_call", "jifl_return_trampoline",
+		"jifl_lookup_target", "jifl_learn_return", "jifl_learn_call", "jifl_translate",
 		"jifl_cache_find", "jifl_cache_block", "jifl_fault_native",
 	};
 	unsigned int i;

@@ -9,12 +9,23 @@
  *
  * Learns are counted by the lookup profile (/proc/jifl/profile, kind
  * "learn"), which goes through the same learning lookup.
+ *
+ * Indirect calls are predicted the same way: a call site compares the
+ * register that holds its target with the targets it has seen (up to
+ * four) and jumps to the translation; only a call that none of them
+ * match takes the lookup. A loop of read()s from /dev/null (one
+ * indirect call of read_null() a read) must stop looking up, and a
+ * call site that sees more targets than it predicts must still call
+ * each one right.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -112,6 +123,104 @@ TEST_F(predict, returns_stop_learning_after_warmup)
 	       learns, lookups);
 	ASSERT_LE(0, learns);
 	EXPECT_GT(50, learns);
+}
+
+/*
+ * read() of /dev/null calls f_op->read, read_null(), indirectly: after
+ * the warm-up, 2,000 reads must take the lookup almost never (before
+ * indirect calls were predicted: once a read, 2,000; the profile counts
+ * a call's learning lookup as an indirect call too).
+ */
+TEST_F(predict, indirect_calls_stop_looking_up)
+{
+	long long ind_calls, predicted = jifl_stat("predicted_calls");
+	int fd = open("/dev/null", O_RDONLY), round, i;
+	char c;
+
+	ASSERT_LE(0, fd);
+	for (round = 0; round < 8; round++) {
+		for (i = 0; i < 200; i++)
+			ASSERT_EQ(0, read(fd, &c, 1));
+		usleep(50000);
+	}
+	ASSERT_EQ(0, proc_write(PROFILE, "reset"));
+	for (i = 0; i < 2000; i++)
+		ASSERT_EQ(0, read(fd, &c, 1));
+	ind_calls = profile_total("ind_call");
+	TH_LOG("2000 reads of /dev/null after warm-up: %lld indirect calls looked up; "
+	       "predicted_calls %lld -> %lld", ind_calls, predicted,
+	       jifl_stat("predicted_calls"));
+	close(fd);
+	ASSERT_LE(0, ind_calls);
+	EXPECT_GT(20, ind_calls);
+	EXPECT_LT(predicted, jifl_stat("predicted_calls"));
+}
+
+/* Read up to @n bytes of @fd into @buf; the count, or -errno. */
+static int read_some(int fd, char *buf, int n)
+{
+	int r = read(fd, buf, n);
+
+	return r < 0 ? -errno : r;
+}
+
+/*
+ * Two sites, vfs_read()'s call of f_op->read (/dev/null, /dev/zero, a
+ * proc file) and call_read_iter()'s of ->read_iter (a pipe, a socket, a
+ * tmpfs file, /dev/urandom, an eventfd: five targets, one more than a
+ * site predicts, which takes the lookup), see their targets in turn:
+ * every read must return what it returns natively, rounds after
+ * rounds, while the predictions are written.
+ */
+TEST_F(predict, a_call_site_with_more_targets_than_predictions)
+{
+	int null = open("/dev/null", O_RDONLY), zero = open("/dev/zero", O_RDONLY);
+	int file = open("/tmp/jifl_predict", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	int proc = open("/proc/self/comm", O_RDONLY);
+	int urandom = open("/dev/urandom", O_RDONLY), efd = eventfd(0, 0);
+	char buf[16], comm[16], *nl;
+	uint64_t one = 1;
+	int round, bad = 0, n;
+
+	ASSERT_LE(0, null);
+	ASSERT_LE(0, zero);
+	ASSERT_LE(0, file);
+	ASSERT_LE(0, proc);
+	ASSERT_LE(0, urandom);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(5, write(file, "jifl!", 5));
+	n = read(proc, comm, sizeof(comm) - 1);
+	ASSERT_LT(0, n);
+	comm[n] = '\0';
+	for (round = 0; round < 3000; round++) {
+		memset(buf, 'x', sizeof(buf));
+		bad += read_some(null, buf, 4) != 0;
+		bad += read_some(zero, buf, 4) != 4 || memcmp(buf, "\0\0\0\0x", 5);
+		bad += write(self->pipe[1], "pipe", 4) != 4;
+		bad += read_some(self->pipe[0], buf, 8) != 4 || memcmp(buf, "pipe", 4);
+		bad += send(self->sock[0], "sock", 4, 0) != 4;
+		bad += read_some(self->sock[1], buf, 8) != 4 || memcmp(buf, "sock", 4);
+		bad += pread(file, buf, 8, 0) != 5 || memcmp(buf, "jifl!", 5);
+		bad += pread(proc, buf, sizeof(buf) - 1, 0) != n || memcmp(buf, comm, n);
+		bad += read_some(urandom, buf, 8) != 8;
+		bad += write(efd, &one, 8) != 8;
+		bad += read_some(efd, buf, 8) != 8 || memcmp(buf, &one, 8);
+		if (round % 500 == 499)
+			usleep(20000);	/* the linking work writes predictions */
+	}
+	nl = strchr(comm, '\n');
+	if (nl)
+		*nl = '\0';
+	TH_LOG("3000 rounds of reads from 8 kinds of files (comm %s): %d wrong; "
+	       "predicted_calls %lld", comm, bad, jifl_stat("predicted_calls"));
+	EXPECT_EQ(0, bad);
+	close(null);
+	close(zero);
+	close(file);
+	close(proc);
+	close(urandom);
+	close(efd);
+	unlink("/tmp/jifl_predict");
 }
 
 TEST_HARNESS_MAIN

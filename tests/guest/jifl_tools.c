@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -117,7 +118,7 @@ TEST_F(tools, bbcount_counts_every_getpid)
 }
 
 /*
- * A tail call of native code ("jmp mutex_unlock", scheduler text)
+ * A tail call of native code (a test function in JIFL's own text)
  * returns into the cache: the test trigger's write calls a function
  * that ends so, then another, whose block must be counted once per
  * write. (Before, the native function returned to original code and
@@ -145,6 +146,114 @@ TEST_F(tools, native_tail_call_returns_into_the_cache)
 	       tail, after);
 	EXPECT_EQ(100, tail);
 	EXPECT_EQ(100, after);
+}
+
+struct pipe_writer {
+	int fd;
+	int bytes;
+};
+
+/* Writes @bytes of a pattern in 4 KiB writes, sleeping when the pipe is full. */
+static void *pipe_writer(void *arg)
+{
+	struct pipe_writer *w = arg;
+	unsigned char buf[4096];
+	int off, i;
+
+	for (off = 0; off < w->bytes; off += sizeof(buf)) {
+		for (i = 0; i < (int)sizeof(buf); i++)
+			buf[i] = (unsigned char)((off + i) * 7 + ((off + i) >> 12));
+		if (write(w->fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return (void *)1L;
+	}
+	return NULL;
+}
+
+/* Reads @bytes from @fd in 1 KiB reads; how many bytes differ from the pattern. */
+static long read_pattern(int fd, int bytes)
+{
+	unsigned char buf[1024];
+	long bad = 0;
+	int off = 0, i;
+	ssize_t n;
+
+	while (off < bytes) {
+		n = read(fd, buf, sizeof(buf));
+		if (n <= 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			bad += buf[i] != (unsigned char)((off + i) * 7 + ((off + i) >> 12));
+		off += n;
+	}
+	return bad;
+}
+
+/* One writer thread, @bytes through a pipe; bytes read wrong, or -1. */
+static long pipe_through(int bytes)
+{
+	struct pipe_writer w = { .bytes = bytes };
+	int fds[2];
+	pthread_t t;
+	void *ret;
+	long bad;
+
+	if (pipe(fds))
+		return -1;
+	w.fd = fds[1];
+	pthread_create(&t, NULL, pipe_writer, &w);
+	bad = read_pattern(fds[0], bytes);
+	pthread_join(t, &ret);
+	close(fds[0]);
+	close(fds[1]);
+	return ret ? -1 : bad;
+}
+
+/*
+ * The scheduler's text but the context switch runs translated: a
+ * writer thread that fills a pipe sleeps in pipe_write() (schedule(),
+ * the pipe's mutex), and the blocks of schedule() and mutex_lock() are
+ * counted. A task sleeps there with nothing but original return
+ * addresses and jifl_return_to_cache on its stack (schedule() calls
+ * __schedule() natively), so flushes every 2 ms meanwhile must not
+ * matter: every byte arrives as written. (Before, the scheduler's text
+ * ran natively: no block of schedule() or mutex_lock() was counted.)
+ */
+TEST_F(tools, sleeping_in_translated_scheduler_code)
+{
+	long long sched, lock;
+	pid_t flusher;
+	char pid[32];
+	int round;
+
+	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
+	ASSERT_EQ(0, jifl_module_load(BBCOUNT));
+	ASSERT_EQ(0, jifl_control("tool bbcount"));
+	ASSERT_EQ(0, jifl_control("syscalls 0,1"));	/* read, write */
+	ASSERT_EQ(0, jifl_control(pid));
+	ASSERT_EQ(0, jifl_control("enable"));
+	flusher = fork();
+	ASSERT_LE(0, flusher);
+	if (!flusher) {
+		for (;;) {
+			jifl_control("flush");
+			usleep(2000);
+		}
+	}
+	for (round = 0; round < 10; round++)
+		EXPECT_EQ(0, pipe_through(1 << 20)) TH_LOG("round %d", round);
+	kill(flusher, SIGKILL);
+	waitpid(flusher, NULL, 0);
+	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
+	EXPECT_EQ(0, pipe_through(1 << 20));
+	ASSERT_EQ(0, jifl_control("disable"));
+	file_read("/proc/jifl/tool", out, sizeof(out));
+	sched = block_count("schedule");
+	lock = block_count("mutex_lock");
+	TH_LOG("10 MiB through a pipe under flushes, then 1 MiB: schedule() ran %lld times "
+	       "from the cache, mutex_lock() %lld, %lld flushes", sched, lock,
+	       jifl_stat("flushes"));
+	EXPECT_LT(0, sched);
+	EXPECT_LT(0, lock);
 }
 
 /*

@@ -198,7 +198,7 @@ static int stub_c_half(const char *sym)
 {
 	static const char *const c_half[] = {
 		"jifl_lookup_target", "jifl_lookup_profiled", "jifl_profile_note",
-		"jifl_learn_return",
+		"jifl_learn_return", "jifl_learn_call",
 	};
 	unsigned int i;
 

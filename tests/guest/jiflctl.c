@@ -658,9 +658,12 @@ static const char *profile_row(const char *symbol)
 
 /*
  * The lookup profile with a COMMAND: a read() of /dev/null makes one
- * indirect call, f_op->read, of read_null(): the profile counts exactly
- * one ind_call of read_null a read, in the read()s of the command alone.
- * Off, it counts nothing more; --reset empties it.
+ * indirect call, f_op->read, of read_null(), which the lookup resolves
+ * until the call site predicts it (the linking work, a few ticks
+ * later): the profile counts it as an ind_call of read_null, at least
+ * once and at most once a read, in the read()s of the command alone
+ * (before indirect calls were predicted: exactly once a read). Off, it
+ * counts nothing more; --reset empties it.
  */
 TEST_F(jiflctl, profile_counts_the_commands_lookups)
 {
@@ -682,8 +685,9 @@ TEST_F(jiflctl, profile_counts_the_commands_lookups)
 	ASSERT_EQ(8, sscanf(row, "%llu %llu %llu %llu %llu %llu %llu %llu", &total,
 			    &kind[0], &kind[1], &kind[2], &kind[3], &kind[4], &kind[5],
 			    &kind[6]));
-	EXPECT_EQ(GETPPIDS, kind[2]);		/* ind_call */
-	EXPECT_EQ(GETPPIDS, total);
+	EXPECT_LE(1, kind[2]);			/* ind_call */
+	EXPECT_GE(GETPPIDS, kind[2]);
+	EXPECT_EQ(kind[2], total);
 	EXPECT_EQ(NULL, strstr(out, "_sys_getppid"));
 	EXPECT_NE(NULL, strstr(err, "exit status 0"));
 	EXPECT_STREQ("0", control("enabled"));
@@ -694,7 +698,7 @@ TEST_F(jiflctl, profile_counts_the_commands_lookups)
 	ASSERT_EQ(0, JIFLCTL("profile", "--top", "0"));
 	row = profile_row(" read_null+0x0/");
 	ASSERT_NE(NULL, row);
-	EXPECT_EQ(GETPPIDS, strtoull(row, NULL, 10));
+	EXPECT_EQ(total, strtoull(row, NULL, 10));
 
 	ASSERT_EQ(0, JIFLCTL("profile", "--reset"));
 	ASSERT_EQ(0, JIFLCTL("profile"));

@@ -15,6 +15,7 @@ static const struct {
 	{ "links", "direct jumps linked to a translation" },
 	{ "late_links", "of which linked later, with text_poke" },
 	{ "predicted_returns", "return predictions written" },
+	{ "predicted_calls", "indirect call predictions written" },
 	{ "leaf_copies", "blocks of small leaf functions copied for one call site" },
 	{ "lookups", "indirect transfers resolved by the lookup stub" },
 	{ "lookup_misses", "lookups not in the cache yet" },
