@@ -100,11 +100,13 @@ static long long profile_total(const char *kind)
  * Eight rounds of 500 iterations, each followed by 50 ms for the work
  * to predict what it learnt: a prediction chain is at most four deep,
  * so every site a round learns is predicted by the next but one. Then
- * 1,000 iterations must learn almost nothing: before each site was
- * noted once, the list filled with copies of the sites of one
- * iteration (about 30 distinct ones; 16K entries), the next depth of a
- * chain was dropped while it drained, 512 entries a run of the work,
- * and this loop still learnt once an iteration after seconds.
+ * 1,000 iterations must learn at most once per five (paths taken rarely,
+ * a tick's __cond_resched(), learn when they first run): before each
+ * site was noted once, the list filled with copies of the sites of one
+ * iteration (16K entries), the next depth of a chain was dropped while
+ * it drained, 512 entries a run of the work, and this loop still learnt
+ * 68 times an iteration (68,077 in 1,000); since, 1 to 70 in 1,000,
+ * the most while the host was busy with other work.
  */
 TEST_F(predict, returns_stop_learning_after_warmup)
 {
@@ -122,7 +124,13 @@ TEST_F(predict, returns_stop_learning_after_warmup)
 	TH_LOG("1000 iterations after warm-up: %lld learns, %lld unpredicted returns",
 	       learns, lookups);
 	ASSERT_LE(0, learns);
-	EXPECT_GT(50, learns);
+	EXPECT_GT(200, learns);
+	if (learns >= 20) {
+		static char text[8192];
+
+		file_read(PROFILE, text, sizeof(text));
+		TH_LOG("%s", text);
+	}
 }
 
 /*
