@@ -231,14 +231,8 @@ TEST_F(tools, sleeping_in_translated_scheduler_code)
 	ASSERT_EQ(0, jifl_control("syscalls 0,1"));	/* read, write */
 	ASSERT_EQ(0, jifl_control(pid));
 	ASSERT_EQ(0, jifl_control("enable"));
-	flusher = fork();
+	flusher = jifl_flusher(2000);
 	ASSERT_LE(0, flusher);
-	if (!flusher) {
-		for (;;) {
-			jifl_control("flush");
-			usleep(2000);
-		}
-	}
 	for (round = 0; round < 10; round++)
 		EXPECT_EQ(0, pipe_through(1 << 20)) TH_LOG("round %d", round);
 	kill(flusher, SIGKILL);
@@ -249,6 +243,8 @@ TEST_F(tools, sleeping_in_translated_scheduler_code)
 	file_read("/proc/jifl/tool", out, sizeof(out));
 	sched = block_count("schedule");
 	lock = block_count("mutex_lock");
+	if (lock < 0)	/* lockdep: mutex_lock() is mutex_lock_nested() */
+		lock = block_count("mutex_lock_nested");
 	TH_LOG("10 MiB through a pipe under flushes, then 1 MiB: schedule() ran %lld times "
 	       "from the cache, mutex_lock() %lld, %lld flushes", sched, lock,
 	       jifl_stat("flushes"));

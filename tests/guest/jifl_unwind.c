@@ -318,14 +318,8 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_lookup_stubs, 120)
 	if (access("/usr/bin/perf", X_OK))
 		SKIP(return, "perf not in the guest");
 	ASSERT_EQ(0, jifl_enable_all());
-	flusher = fork();
+	flusher = jifl_flusher(10000);
 	ASSERT_LE(0, flusher);
-	if (!flusher) {
-		for (;;) {
-			jifl_control("flush");
-			usleep(10000);
-		}
-	}
 	/*
 	 * A fifth of the others' system calls: every flush makes the next
 	 * ones translate again, and 100,000 took about 400 s of the 480 s

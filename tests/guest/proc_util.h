@@ -45,6 +45,20 @@ static inline int jifl_control(const char *cmd)
 	return proc_write("/proc/jifl/control", cmd);
 }
 
+/* A child that flushes JIFL's cache every @usec until killed: its pid, or -1. */
+static inline pid_t jifl_flusher(unsigned int usec)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		for (;;) {
+			jifl_control("flush");
+			usleep(usec);
+		}
+	}
+	return pid;
+}
+
 /* JIFL on for every system call of every process: 0, or the first -errno. */
 static inline int jifl_enable_all(void)
 {
