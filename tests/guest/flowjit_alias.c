@@ -2,8 +2,10 @@
 /*
  * FlowJIT and code written through another mapping of its page: the
  * read-write view of a memfd whose read-execute view runs (a
- * double-mapped JIT), pwrite(2) into the memfd, another process' view,
- * views made writable later (a new mapping read first, mprotect). Each
+ * double-mapped JIT), pwrite(2) into the memfd or into a FUSE file
+ * (whose write path copies into the page cache by its own code), another
+ * process' view, views made writable later (a new mapping read first,
+ * mprotect). Each
  * write must end the running version with a WRITE record of the
  * executable address (FLOWJIT_EVF_ALIAS), and the next run must be
  * snapshotted with the new bytes. A page pinned for long-term kernel
@@ -18,6 +20,7 @@
 
 #include "guest_harness.h"
 #include "flowjit_util.h"
+#include "fuse_file.h"
 #include "../progs/memfd_views.h"
 
 #define PAGE	4096UL
@@ -189,6 +192,44 @@ TEST_F(alias, views_made_writable_later)
 		EXPECT_EQ(0, memcmp(exec->page, ro, 6));
 	munmap(late, PAGE);
 	munmap(ro, PAGE);
+}
+
+/*
+ * pwrite(2) into a FUSE file whose shared read-execute mapping runs:
+ * FUSE copies into the page cache by its own code (without a writeback
+ * cache), as btrfs and ntfs3 do, not through generic_perform_write().
+ */
+TEST_F(alias, pwrite_into_a_fuse_file)
+{
+	const unsigned int checked = FLOWJIT_EVF_ALIAS | FLOWJIT_EVF_KERNEL | FLOWJIT_EVF_REMOTE;
+	struct fj_rec *exec, *wr;
+	unsigned char code[6], *rx;
+	struct fuse_file ff;
+	char seq[16];
+	int fd, v;
+
+	ASSERT_EQ(0, fuse_file_mount(&ff, "/fjfuse", PAGE)) TH_LOG("FUSE: %m");
+	fd = open(ff.path, O_RDWR);
+	ASSERT_LE(0, fd) TH_LOG("%s: %m", ff.path);
+	emit_ret_imm(code, 1);
+	ASSERT_EQ(sizeof(code), pwrite(fd, code, sizeof(code), 0));
+	rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, rx);
+	for (v = 1; v <= 3; v++) {
+		emit_ret_imm(code, v);
+		ASSERT_EQ(sizeof(code), pwrite(fd, code, sizeof(code), 0));
+		EXPECT_EQ(v, ((jit_fn)rx)());
+	}
+	ASSERT_LT(0, page_events(getpid(), rx, seq, sizeof(seq), &exec, &wr));
+	EXPECT_STREQ("EWEWE", seq);
+	if (exec && wr) {
+		EXPECT_EQ(FLOWJIT_EVF_ALIAS | FLOWJIT_EVF_KERNEL, wr->ev.flags & checked);
+		EXPECT_EQ(0, memcmp(exec->page, code, sizeof(code)))
+			TH_LOG("the snapshot is not version 3");
+	}
+	munmap(rx, PAGE);
+	close(fd);
+	fuse_file_umount(&ff);
 }
 
 /*
