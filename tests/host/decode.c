@@ -1404,6 +1404,7 @@ struct image_event {
 	uint16_t type;
 	uint64_t tsc, addr, len, aux;
 	uint8_t fill;		/* EXEC: the page's bytes */
+	uint16_t flags;		/* FLOWJIT_EVF_NOPAGE: an EXEC without them */
 };
 
 /* The JIT image of @n @events. */
@@ -1424,9 +1425,11 @@ static struct jifl_jit_image *image_of(struct __test_metadata *_metadata,
 		ev.addr = events[i].addr;
 		ev.len = events[i].len;
 		ev.aux = events[i].aux;
+		ev.flags = events[i].flags;
 		memset(page, events[i].fill, sizeof(page));
 		ASSERT_EQ(0, jifl_jit_image_add_event(img, &ev,
-						      ev.type == FLOWJIT_EV_EXEC ? page : NULL));
+						      ev.type == FLOWJIT_EV_EXEC &&
+						      !(ev.flags & FLOWJIT_EVF_NOPAGE) ? page : NULL));
 	}
 	return img;
 }
@@ -1569,7 +1572,9 @@ TEST(jit_image_moves)
 /*
  * A version is live from its EXEC record to the record that ended it
  * (WRITE, MUNMAP, EXECVE, ...), both included; after that, no code is
- * there until the page's next version starts.
+ * there until the page's next version starts. An EXEC without a
+ * snapshot (FLOWJIT_EVF_NOPAGE: no struct page, a DAX file's) ends the
+ * version before it: what runs from then on is not known.
  */
 TEST(jit_image_ended_versions)
 {
@@ -1582,6 +1587,9 @@ TEST(jit_image_ended_versions)
 		{ FLOWJIT_EV_MUNMAP, 300, 0x11000, 0x1000, 0, 0 },
 		{ FLOWJIT_EV_EXECVE, 400, 0, 0, 0, 0 },
 		{ FLOWJIT_EV_EXEC, 500, 0x12000, 0, 0, 0x44 },
+		{ FLOWJIT_EV_EXEC, 100, 0x13000, 0, 0, 0x66 },
+		{ FLOWJIT_EV_EXEC, 200, 0x13000, 0, 0, 0, FLOWJIT_EVF_NOPAGE },
+		{ FLOWJIT_EV_EXEC, 200, 0x14000, 0, 0, 0, FLOWJIT_EVF_NOPAGE },
 	};
 	static const struct image_lookup lookups[] = {
 		{ 0x10000, 200, 1, 0x11 },
@@ -1592,6 +1600,9 @@ TEST(jit_image_ended_versions)
 		{ 0x12000, 401, 0, 0 },		/* another program */
 		{ 0x12000, 499, 0, 0 },
 		{ 0x12000, 500, 2, 0x44 },
+		{ 0x13000, 199, 1, 0x66 },
+		{ 0x13000, 200, 0, 0 },		/* unknown bytes run */
+		{ 0x14000, 300, 0, 0 },
 	};
 	const struct jifl_jit_version *v;
 	struct jifl_jit_image *img;

@@ -229,7 +229,11 @@ int jifl_jit_image_add_event(struct jifl_jit_image *img,
 	switch (ev->type) {
 	case FLOWJIT_EV_EXEC:
 		if (!page) {
+			/* bytes not known (no struct page: DAX): the last version ends */
 			img->st.no_payload++;
+			e = lookup(img, ev->pid, ev->addr & PAGE_MASK);
+			if (e && ev->tsc)
+				end_entry(e, ev->tsc - 1);
 			return 0;
 		}
 		img->st.pinned += !!(ev->flags & FLOWJIT_EVF_PINNED);
