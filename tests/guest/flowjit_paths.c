@@ -4,7 +4,8 @@
  * mprotect(): huge pages of shmem, userfaultfd write protection, brk()
  * of an executable heap, special mappings (the vDSO) made by execve().
  * Each must leave a tracked page non-executable until its code has been
- * logged.
+ * logged. And the secondary MMUs that share the page tables (KVM, SVA
+ * IOMMUs) must be told of every flip (CONFIG_FLOWJIT_TEST's notifier).
  */
 #define _GNU_SOURCE
 #include <linux/userfaultfd.h>
@@ -182,6 +183,52 @@ TEST_F(fj, uffd_writeprotect_keeps_new_code_logged)
 	EXPECT_EQ(2, count_exec(getpid(), (uintptr_t)code, PAGE));
 	close(uffd);
 	munmap(code, PAGE);
+}
+
+/* Counts of the test-only secondary MMU: "protect N\ninvalidate N\n". */
+static int notifier_counts(int fd, int *protect, int *invalidate)
+{
+	char buf[64];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return sscanf(buf, "protect %d invalidate %d", protect, invalidate) == 2 ? 0 : -1;
+}
+
+/*
+ * A secondary MMU (CONFIG_FLOWJIT_TEST's debugfs notifier) is told of
+ * every flip of a tracked page: each flip to X/RO is an MMU notifier
+ * range of MMU_NOTIFY_PROTECTION_PAGE (whose end invalidates once), each
+ * flip to W/NX an invalidation of its own. Three versions run: three
+ * flips to X/RO, two to W/NX (the first write is the page's first
+ * fault, not a flip).
+ */
+TEST_F(fj, secondary_mmus_are_told_of_every_flip)
+{
+	int fd, v, protect = -1, invalidate = -1;
+	unsigned char *code;
+	char addr[32];
+
+	fd = open("/sys/kernel/debug/flowjit/notifier", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("no test notifier (CONFIG_FLOWJIT_TEST): %m");
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	snprintf(addr, sizeof(addr), "%lx", (unsigned long)code);
+	ASSERT_EQ((ssize_t)strlen(addr), write(fd, addr, strlen(addr)));
+	for (v = 1; v <= 3; v++) {
+		emit_ret_imm(code, v);
+		ASSERT_EQ(v, ((jit_fn)code)());
+	}
+	ASSERT_EQ(0, notifier_counts(fd, &protect, &invalidate));
+	EXPECT_EQ(3, count_exec(getpid(), (uintptr_t)code, PAGE));
+	EXPECT_EQ(3, protect) TH_LOG("flips to X/RO the secondary MMU was told of");
+	EXPECT_EQ(3 + 2, invalidate) TH_LOG("invalidations: 3 range ends, 2 flips to W/NX");
+	munmap(code, PAGE);
+	close(fd);
 }
 
 /* brk() of a READ_IMPLIES_EXEC process makes an executable heap. */
