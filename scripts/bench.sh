@@ -81,6 +81,7 @@ CMD
 [ "$only" = apache ] || cat >> "$out/cmd-icount.sh" <<'CMD'
 ./jifl_probe_bench --icount
 echo "jifl-irqoff: $(grep irqoff_max_cycles /proc/jifl/stats)"
+./flowjit_bench --icount
 CMD
 # The guest's heartbeat sleeps 20 s of virtual time, which is 20 billion
 # instructions here: minutes of real time; hence -P.
@@ -88,7 +89,8 @@ QEMU_SMP=1 JIFL_TSC_KHZ=1000000 QEMU_EXTRA="-icount shift=0,sleep=off" \
 	scripts/qemu-run.sh -t none -s "$share" -c "$out/cmd-icount.sh" -T 1500 -P 900 \
 	-l "$out/guest-icount.log" >/dev/null || true
 sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest-icount.log" | sed '1d;$d' | tr -d '\r' |
-	grep -E '^(jifl-bench|jifl-probe-bench|  |jifl-irqoff)' | tee "$out/jifl-icount.txt"
+	grep -E '^(jifl-bench|jifl-probe-bench|  |jifl-irqoff|flowjit-bench|ratio)' |
+	tee "$out/jifl-icount.txt"
 
 [ "$only" = apache ] && exit 0
 
