@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -57,17 +58,14 @@ static void fuse_file_attr(struct fuse_attr *a, uint64_t ino, size_t size)
 /* One reply: @err (a negative errno or 0) and @len bytes of @body. */
 static int fuse_file_reply(int dev, uint64_t unique, int err, const void *body, size_t len)
 {
-	struct {
-		struct fuse_out_header h;
-		unsigned char body[FUSE_FILE_MAX + 256];
-	} out;
+	struct fuse_out_header h = { .error = err, .unique = unique };
+	struct iovec iov[2] = {
+		{ .iov_base = &h, .iov_len = sizeof(h) },
+		{ .iov_base = (void *)body, .iov_len = err ? 0 : len },
+	};
 
-	out.h.len = sizeof(out.h) + (err ? 0 : len);
-	out.h.error = err;
-	out.h.unique = unique;
-	if (!err && len)
-		memcpy(out.body, body, len);
-	return write(dev, &out, out.h.len) == (ssize_t)out.h.len ? 0 : -1;
+	h.len = sizeof(h) + iov[1].iov_len;
+	return writev(dev, iov, 2) == (ssize_t)h.len ? 0 : -1;
 }
 
 /* The server: serves requests until the file system is unmounted. */
