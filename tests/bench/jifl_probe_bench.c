@@ -4,9 +4,11 @@
  * side by side in one run: TSC ticks per getpid() natively, from JIFL's
  * code cache with the null tool, with the probe tool's probe on the
  * second instruction of __task_pid_nr_ns(), and natively with a kprobe
- * at the same instruction. Both probes come from the test module
+ * at the same instruction. The probes come from the test module
  * jifl_probe_test, whose two handlers do the same work (a lock, a copy
- * of the registers). The kprobe is measured optimized (a jump to a
+ * of the registers). Then the cost of the two clean calls, with
+ * handlers that do nothing: given all the registers (jifl_emit_call())
+ * and given %rdi and %rsi (jifl_emit_call_args()). The kprobe is measured optimized (a jump to a
  * detour, where CONFIG_OPTPROBES can) and as an int3 trap (with
  * debug.kprobes-optimization off). Under -icount the ticks are
  * instructions.
@@ -57,7 +59,7 @@ static double per_call(void)
 	return best;
 }
 
-/* A command for the test module: "jit ADDR", "both ADDR" or "clear". */
+/* A command for the test module: "jit ADDR", "both ADDR", "nop ADDR" or "clear". */
 static int probe(const char *verb, unsigned long addr)
 {
 	char cmd[64];
@@ -65,6 +67,15 @@ static int probe(const char *verb, unsigned long addr)
 	if (!strcmp(verb, "clear"))
 		return proc_write(PROBE_TEST, "clear");
 	snprintf(cmd, sizeof(cmd), "%s %lx", verb, addr);
+	return proc_write(PROBE_TEST, cmd);
+}
+
+/* A JIFL probe at @addr whose handler does nothing, given %rdi and %rsi. */
+static int probe_args(unsigned long addr)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "nop %lx 7 6", addr);
 	return proc_write(PROBE_TEST, cmd);
 }
 
@@ -88,7 +99,7 @@ static int die(const char *what)
 int main(int argc, char **argv)
 {
 	int icount = argc > 1 && !strcmp(argv[1], "--icount");
-	double native, null, jit, kprobe, trap = 0;
+	double native, null, jit, nop, args, kprobe, trap = 0;
 	unsigned long func, addr;
 	char pid[32];
 	int ret;
@@ -115,6 +126,14 @@ int main(int argc, char **argv)
 	    jifl_control("enable"))
 		return die("probe");
 	jit = per_call();
+	if (jifl_control("disable") || probe("clear", 0) || probe("nop", addr) ||
+	    jifl_control("enable"))
+		return die("probe, empty handler");
+	nop = per_call();
+	if (jifl_control("disable") || probe("clear", 0) || probe_args(addr) ||
+	    jifl_control("enable"))
+		return die("probe, empty handler, selected registers");
+	args = per_call();
 	if (jifl_control("disable") || probe("clear", 0) || jifl_control("tool null") ||
 	    jifl_control("pid 0"))
 		return die("clear");
@@ -137,8 +156,11 @@ int main(int argc, char **argv)
 		       native, trap, trap - native);
 	printf("  JIFL null %.0f, with a JIFL probe %.0f: the probe adds %.0f\n",
 	       null, jit, jit - null);
+	printf("  JIFL null %.0f, with an empty JIFL probe %.0f, given 2 registers %.0f: they add %.0f, %.0f\n",
+	       null, nop, args, nop - null, args - null);
 	if (jit > null)
 		printf("  kprobe / JIFL probe, added cost: %.1f (int3: %.1f)\n",
 		       (kprobe - native) / (jit - null), (trap - native) / (jit - null));
+
 	return 0;
 }

@@ -158,4 +158,58 @@ TEST_F(probe, probe_and_kprobe_see_the_same_registers)
 	EXPECT_LE(400, all);
 }
 
+/*
+ * The same with the cheaper call (jifl_emit_call_args()): the test
+ * module's handler gets copies of the registers it asks for, then
+ * overwrites every register a C function may change, and the flags.
+ * The kprobe after it must see the values the handler got: they were
+ * passed right and restored. The selections cover all sixteen
+ * registers and the flags, on the function's first instructions.
+ */
+TEST_F(probe, args_probe_and_kprobe_see_the_same_registers)
+{
+	static const char *const sel[] = {
+		"0 1 2 6",	/* ax cx dx si */
+		"7 8 9 10",	/* di r8 r9 r10 */
+		"11 16 4 3",	/* r11 flags sp bx */
+		"5 12 13 14",	/* bp r12 r13 r14 */
+		"15",		/* r15 */
+	};
+	long long pairs, jit;
+	char cmd[96], out[1024];
+	unsigned int s;
+	int i;
+
+	for (i = 0; i < 4 && i < self->nr_insns; i++) {
+		for (s = 0; s < sizeof(sel) / sizeof(sel[0]); s++) {
+			snprintf(cmd, sizeof(cmd), "both %lx %s", self->insn[i], sel[s]);
+			ASSERT_EQ(0, proc_write(PROBE_TEST, cmd));
+			ASSERT_EQ(0, jifl_control("enable"));
+			getpids(200);
+			ASSERT_EQ(0, jifl_control("disable"));
+			pairs = probe_result("pairs");
+			jit = probe_result("jit_hits");
+			file_read(PROBE_TEST, out, sizeof(out));
+			TH_LOG("%s+0x%lx [%s]: %s", FUNC, self->insn[i] - self->insn[0],
+			       sel[s], out);
+			EXPECT_EQ(jit, pairs);
+			EXPECT_EQ(0, probe_result("differ"));
+			EXPECT_EQ(1, probe_result("unwound"));
+			if (i < 2)
+				EXPECT_EQ(200, pairs);
+			ASSERT_EQ(0, proc_write(PROBE_TEST, "clear"));
+		}
+	}
+}
+
+/* jifl_probe_register() refuses what is not a register or the flags. */
+TEST_F(probe, args_probe_refuses_bad_selections)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "jit %lx 0 17", self->insn[0]);
+	EXPECT_EQ(-EINVAL, proc_write(PROBE_TEST, cmd));
+	EXPECT_EQ(0, proc_write(PROBE_TEST, "clear"));
+}
+
 TEST_HARNESS_MAIN
