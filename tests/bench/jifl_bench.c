@@ -53,6 +53,9 @@ static int load_tool(const char *name, const char *params)
 	return ret && ret != -EEXIST ? -1 : 0;
 }
 
+/* room for every block of the macro workload */
+#define BBCOUNT_PARAMS	"max_blocks=65536"
+
 static int pipefd[2], readyfd[2], sockfd[2], filefd;
 static char buf[64], page[4096];
 
@@ -585,6 +588,100 @@ static void print_where(unsigned long long where[][NR_STATS])
 }
 
 /*
+ * What bbcount counted: blocks run, the original instructions they
+ * hold, the blocks by how they end (the listing's "jcrg-"), and blocks
+ * it had no counter for.
+ */
+#define ENDS	"jcrg-"
+struct tally {
+	double blocks, insns, end[sizeof(ENDS) - 1];
+	unsigned long long dropped;
+};
+
+static int tally_tool(struct tally *t)
+{
+	static char text[8 << 20];
+	unsigned long long count;
+	const char *line, *at;
+	unsigned int insns;
+	char end;
+
+	memset(t, 0, sizeof(*t));
+	file_read("/proc/jifl/tool", text, sizeof(text));
+	if (!*text)
+		return -1;
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (sscanf(line, "# blocks %*u, not counted %llu", &t->dropped) == 1)
+			continue;
+		if (sscanf(line, "%llu 0x%*x %*u %u %c ", &count, &insns, &end) != 3 ||
+		    !(at = strchr(ENDS, end)))
+			continue;
+		t->blocks += count;
+		t->insns += (double)count * insns;
+		t->end[at - ENDS] += count;
+	}
+	return 0;
+}
+
+/*
+ * Where the instructions go, per call: bbcount's counts of @b's calls
+ * (less those of the "disable" that ends them) say how many original
+ * instructions ran from the cache, in how many blocks, ending how;
+ * against the null tool's and native instructions (icount). 0, or -1
+ * when bbcount cannot count.
+ */
+static int where_insns(const struct bench *b, struct tally *t)
+{
+	struct tally base;
+	size_t e;
+
+	if (count_blocks(b, 0) || tally_tool(&base) || count_blocks(b, b->iters) ||
+	    tally_tool(t))
+		return -1;
+	t->blocks = (t->blocks - base.blocks) / b->iters;
+	t->insns = (t->insns - base.insns) / b->iters;
+	for (e = 0; e < sizeof(t->end) / sizeof(t->end[0]); e++)
+		t->end[e] = (t->end[e] - base.end[e]) / b->iters;
+	return 0;
+}
+
+/*
+ * The instructions a call adds with the null tool ("added", icount),
+ * next to what the translated code runs per call: original
+ * instructions from the cache ("in cache"; native runs those and its
+ * entry code, noinstr text, the context switch), blocks, and the
+ * blocks' ends that the translation makes longer: a conditional branch
+ * gets a jmp after it, a call is a push and a jmp, a return five
+ * instructions when predicted.
+ */
+static void print_insns(const double *native, const double *null)
+{
+	struct tally t;
+	size_t i;
+
+	if (jifl_control("tool bbcount"))
+		return;
+	printf("jifl-bench: where the instructions go, per call (icount; bbcount's counts)\n");
+	printf("  %-22s %10s %10s %8s %10s %8s %7s %7s %7s %7s %7s\n", "benchmark",
+	       "native", "null", "added", "in cache", "blocks", "jcc", "call", "ret",
+	       "jmp", "cut");
+	for (i = 0; i < NR_BENCHES; i++) {
+		if (!selected[i] || benches[i].apache)
+			continue;
+		if (where_insns(&benches[i], &t)) {
+			printf("  %-22s bbcount cannot count\n", benches[i].name);
+			continue;
+		}
+		printf("  %-22s %10.0f %10.0f %8.0f %10.0f %8.1f %7.1f %7.1f %7.1f %7.1f %7.1f%s\n",
+		       benches[i].name, native[i], null[i], null[i] - native[i], t.insns,
+		       t.blocks, t.end[0], t.end[1], t.end[2], t.end[3], t.end[4],
+		       t.dropped ? " (blocks not counted)" : "");
+		fflush(stdout);
+	}
+	jifl_control("tool null");
+}
+
+/*
  * A counting kprobe on every block a benchmark runs against bbcount:
  * what instrumenting every block adds to the native cost, each way.
  * The heading, then a row as each benchmark is measured (a slow run
@@ -697,7 +794,8 @@ int main(int argc, char **argv)
 		char cmd[64];
 
 		snprintf(cmd, sizeof(cmd), "tool %s", tools[k]);
-		if ((k && load_tool(tools[k], "")) || jifl_control(cmd)) {
+		if ((k && load_tool(tools[k], k == 1 ? BBCOUNT_PARAMS : "")) ||
+		    jifl_control(cmd)) {
 			fprintf(stderr, "jifl-bench: no tool %s\n", tools[k]);
 			continue;
 		}
@@ -735,13 +833,15 @@ int main(int argc, char **argv)
 	print_rps(rps, 0);
 	if (have_stats)
 		print_where(where);
+	if (icount && !load_tool("bbcount", BBCOUNT_PARAMS))
+		print_insns(native, jifl[0]);
 	jifl_control("tool null");
 	/*
 	 * Natively, a counting kprobe on every block each benchmark runs
 	 * (those bbcount counted in one round of it, with JIFL on), the
 	 * kprobes of one benchmark at a time.
 	 */
-	if (with_kprobes && !load_tool("bbcount", "") &&
+	if (with_kprobes && !load_tool("bbcount", BBCOUNT_PARAMS) &&
 	    !load_tool("kprobe_blocks", "max_probes=" XSTR(MAX_BLOCKS))) {
 		print_kprobes_head(icount);
 		for (i = 0; i < NR_BENCHES; i++) {

@@ -118,6 +118,60 @@ TEST_F(tools, bbcount_counts_every_getpid)
 }
 
 /*
+ * bbcount says how many instructions each block holds and how it ends:
+ * over 1000 getpid() calls, every block holds between bytes / 15 and
+ * bytes instructions; the code after each call (at the block's address
+ * plus its bytes) runs at least as often as the call; and the system
+ * call's handler returns at least once a call (to the dispatcher).
+ */
+TEST_F(tools, bbcount_counts_instructions_and_ends)
+{
+	unsigned long long count[256], calls = 0, returns = 0;
+	unsigned long addr[256], next;
+	unsigned int bytes[256], insns[256];
+	char end[256], *line;
+	int i, j, n = 0, checked = 0;
+
+	ASSERT_EQ(0, bbcount_this_process(SYS_getpid));
+	syscall(SYS_getpid);
+	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
+	for (i = 0; i < 1000; i++)
+		syscall(SYS_getpid);
+	ASSERT_EQ(0, jifl_control("disable"));
+	file_read("/proc/jifl/tool", out, sizeof(out));
+	ASSERT_EQ(0, strncmp(out, "# count address bytes insns end symbol\n", 39));
+	for (line = out; line && *line && n < 256; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (sscanf(line, "%llu 0x%lx %u %u %c ", &count[n], &addr[n], &bytes[n],
+			   &insns[n], &end[n]) == 5)
+			n++;
+	ASSERT_LT(0, n);
+	ASSERT_GT(256, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_NE(NULL, strchr("jcrg-", end[i])) TH_LOG("block %d: end %c", i, end[i]);
+		EXPECT_LE(insns[i], bytes[i]);
+		EXPECT_LE(bytes[i], insns[i] * 15) TH_LOG("0x%lx: %u bytes, %u insns", addr[i],
+							   bytes[i], insns[i]);
+		EXPECT_LE(1, insns[i]);
+		returns += end[i] == 'r' ? count[i] : 0;
+		if (end[i] != 'c')
+			continue;
+		calls += count[i];
+		next = addr[i] + bytes[i];
+		for (j = 0; j < n && addr[j] != next; j++)
+			;
+		EXPECT_GT(n, j) TH_LOG("nothing after the call at 0x%lx", addr[i]);
+		if (j < n) {
+			EXPECT_LE(count[i], count[j]) TH_LOG("call at 0x%lx", addr[i]);
+			checked++;
+		}
+	}
+	TH_LOG("%d blocks, %llu calls (%d call sites), %llu returns for 1000 getpid()",
+	       n, calls, checked, returns);
+	EXPECT_LE(1000, returns) TH_LOG("/proc/jifl/tool:\n%.3000s", out);
+	EXPECT_LT(0, checked);
+}
+
+/*
  * A tail call of native code (a test function in JIFL's own text)
  * returns into the cache: the test trigger's write calls a function
  * that ends so, then another, whose block must be counted once per
@@ -407,7 +461,7 @@ TEST_F_TIMEOUT(tools, kprobes_on_every_block_bbcount_saw, 900)
 	fd = open("/proc/jifl_kprobe_blocks", O_WRONLY);
 	ASSERT_LE(0, fd);
 	for (p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (sscanf(p, "%llu 0x%lx %*u %63s", &count, &addr, sym) != 3)
+		if (sscanf(p, "%llu 0x%lx %*u %*u %*c %63s", &count, &addr, sym) != 3)
 			continue;
 		if (kasan_runtime(sym)) {
 			skipped++;

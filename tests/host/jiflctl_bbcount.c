@@ -79,9 +79,9 @@ static const struct {
 	/* another tool's */
 	{ "# count symbol\n5 foo\n",
 	  "jiflctl: bbcount: the active tool is not bbcount (jiflctl tool bbcount)\n" },
-	{ HEADER "7 0xffffffff81000000 4 a+0x0/0x10\n3 0xffffffff81000010 x b+0x0/0x8\n" TRAILER,
-	  "jiflctl: %s/tool: line 3: not a bbcount line: '3 0xffffffff81000010 x b+0x0/0x8'\n" },
-	{ HEADER "7 0xffffffff81000000 4 a+0x0/0x10\n",
+	{ HEADER "7 0xffffffff81000000 4 1 r a+0x0/0x10\n3 0xffffffff81000010 x 1 r b+0x0/0x8\n" TRAILER,
+	  "jiflctl: %s/tool: line 3: not a bbcount line: '3 0xffffffff81000010 x 1 r b+0x0/0x8'\n" },
+	{ HEADER "7 0xffffffff81000000 4 1 r a+0x0/0x10\n",
 	  "jiflctl: %s/tool: line 3: the listing ends before its '# blocks' line\n" },
 };
 
@@ -141,21 +141,27 @@ static const struct {
 	size_t bad_nr;
 } lines[] = {
 	{ HEADER TRAILER, 0 },
-	{ HEADER "1 0x1 2 f+0x0/0x4 [mod]\n" TRAILER, 0 },
-	{ HEADER "1 0x1 2 f+0x0/0x4\n" TRAILER, 0 },
-	{ HEADER "1 0x1 2\n" TRAILER, 2 },		/* no symbol */
-	{ HEADER "1 0x1 2 \n" TRAILER, 2 },
-	{ HEADER "1 1 2 f\n" TRAILER, 2 },		/* address without 0x */
-	{ HEADER "-1 0x1 2 f\n" TRAILER, 2 },
-	{ HEADER "1  0x1 2 f\n" TRAILER, 2 },
-	{ HEADER "1 0x1 4294967296 f\n" TRAILER, 2 },	/* bytes: 32 bits */
-	{ HEADER "18446744073709551616 0x1 2 f\n" TRAILER, 2 },
-	{ HEADER "1 0x1 2 f\n\n" TRAILER, 3 },
-	{ HEADER "1 0x1 2 f\n# other\n" TRAILER, 3 },
-	{ HEADER TRAILER "1 0x1 2 f\n", 3 },		/* after the last line */
+	{ HEADER "1 0x1 2 1 r f+0x0/0x4 [mod]\n" TRAILER, 0 },
+	{ HEADER "1 0x1 2 1 - f+0x0/0x4\n" TRAILER, 0 },
+	{ HEADER "1 0x1 2 1 j\n" TRAILER, 2 },		/* no symbol */
+	{ HEADER "1 0x1 2 1 j \n" TRAILER, 2 },
+	{ HEADER "1 0x1 2 f\n" TRAILER, 2 },		/* no instructions, no end */
+	{ HEADER "1 0x1 2 1 f\n" TRAILER, 2 },		/* no end */
+	{ HEADER "1 0x1 2 1 x f\n" TRAILER, 2 },		/* not an end */
+	{ HEADER "1 0x1 2 1 cc f\n" TRAILER, 2 },
+	{ HEADER "1 1 2 1 c f\n" TRAILER, 2 },		/* address without 0x */
+	{ HEADER "-1 0x1 2 1 c f\n" TRAILER, 2 },
+	{ HEADER "1  0x1 2 1 c f\n" TRAILER, 2 },
+	{ HEADER "1 0x1 4294967296 1 c f\n" TRAILER, 2 },	/* bytes: 32 bits */
+	{ HEADER "1 0x1 2 4294967296 c f\n" TRAILER, 2 },	/* instructions: 32 bits */
+	{ HEADER "18446744073709551616 0x1 2 1 c f\n" TRAILER, 2 },
+	{ HEADER "1 0x1 2 1 c f\n\n" TRAILER, 3 },
+	{ HEADER "1 0x1 2 1 c f\n# other\n" TRAILER, 3 },
+	{ HEADER TRAILER "1 0x1 2 1 c f\n", 3 },		/* after the last line */
 	{ HEADER "# blocks 3, not counted 0 (max_blocks 16384) x\n", 2 },
 	{ HEADER "# blocks 3, not counted -1 (max_blocks 16384)\n", 2 },
 	{ HEADER, 2 },					/* no last line */
+	{ "# count address bytes symbol\n" TRAILER, 1 },	/* the old format */
 	{ "# count address symbol\n" TRAILER, 1 },
 };
 
@@ -178,19 +184,22 @@ TEST(parser_finds_the_bad_line)
 
 TEST(parser_sums_and_sorts)
 {
-	char text[] = HEADER "5 0x30 1 c+0x0/0x1\n9 0x20 1 b+0x0/0x1\n"
-		"5 0x10 1 a+0x0/0x1 [m]\n" "# blocks 4, not counted 2 (max_blocks 8)\n";
+	char text[] = HEADER "5 0x30 1 1 c c+0x0/0x1\n9 0x20 1 3 j b+0x0/0x1\n"
+		"5 0x10 1 2 - a+0x0/0x1 [m]\n" "# blocks 4, not counted 2 (max_blocks 8)\n";
 	struct jifl_bbcount bc;
 
 	ASSERT_EQ(0, jifl_bbcount_parse(&bc, text));
 	jifl_bbcount_sort(&bc);
 	ASSERT_EQ(3, bc.n);
 	EXPECT_EQ(19, bc.total);
+	EXPECT_EQ(5 + 27 + 10, bc.insns);
 	EXPECT_EQ(4, bc.blocks);
 	EXPECT_EQ(2, bc.not_counted);
 	EXPECT_EQ(8, bc.max_blocks);
 	EXPECT_EQ(0x20, bc.block[0].addr);
 	EXPECT_EQ(0x10, bc.block[1].addr);
+	EXPECT_EQ(2, bc.block[1].insns);
+	EXPECT_EQ('-', bc.block[1].end);
 	EXPECT_STREQ("a+0x0/0x1 [m]", bc.block[1].symbol);
 	EXPECT_EQ(0x30, bc.block[2].addr);
 	jifl_bbcount_free(&bc);

@@ -160,7 +160,9 @@ void report_bbcount(FILE *f, const struct jifl_bbcount *bc, unsigned int top)
 			bc->total ? 100.0 * b->count / bc->total : 0.0);
 		symbol(f, b->symbol);
 	}
-	fprintf(f, "# %llu blocks, %llu executions; not counted: %llu (max_blocks %llu)\n",
+	fprintf(f, "# %llu blocks, %llu executions, %llu instructions; "
+		"not counted: %llu (max_blocks %llu)\n",
 		(unsigned long long)bc->blocks, (unsigned long long)bc->total,
+		(unsigned long long)bc->insns,
 		(unsigned long long)bc->not_counted, (unsigned long long)bc->max_blocks);
 }

@@ -35,18 +35,22 @@ static int field(const char **p, int base, uint64_t max, uint64_t *v, const char
 	return skip(p, lit);
 }
 
-/* "COUNT 0xADDRESS BYTES SYMBOL" */
+/* "COUNT 0xADDRESS BYTES INSNS END SYMBOL" */
 static int parse_block(const char *line, struct jifl_bbcount_block *b)
 {
-	uint64_t bytes;
+	uint64_t bytes, insns;
 
 	/* base 16 takes the "0x" */
 	if (field(&line, 10, UINT64_MAX, &b->count, " ") || strncmp(line, "0x", 2) ||
 	    field(&line, 16, UINT64_MAX, &b->addr, " ") ||
-	    field(&line, 10, UINT32_MAX, &bytes, " ") || !*line)
+	    field(&line, 10, UINT32_MAX, &bytes, " ") ||
+	    field(&line, 10, UINT32_MAX, &insns, " ") ||
+	    !*line || !strchr(JIFL_BBCOUNT_ENDS, *line) || line[1] != ' ' || !line[2])
 		return -1;
 	b->bytes = bytes;
-	b->symbol = line;
+	b->insns = insns;
+	b->end = *line;
+	b->symbol = line + 2;
 	return 0;
 }
 
@@ -104,7 +108,9 @@ int jifl_bbcount_parse(struct jifl_bbcount *bc, char *text)
 			return err;
 		if (parse_block(line, &bc->block[bc->n]))
 			return -jifl_err_format;
-		bc->total += bc->block[bc->n++].count;
+		bc->total += bc->block[bc->n].count;
+		bc->insns += bc->block[bc->n].count * bc->block[bc->n].insns;
+		bc->n++;
 	}
 	if (!last) {
 		bc->bad_line = NULL;
