@@ -172,6 +172,72 @@ TEST_F(tools, bbcount_counts_instructions_and_ends)
 }
 
 /*
+ * The block after a conditional branch, on its not-taken side, is
+ * translated right after the branch's and runs without a jump between
+ * them: a kprobe put there later must still see every pass, so the
+ * branch's block goes stale with it. For each block of getpid() that
+ * follows a conditional branch, bbcount's count over 1000 calls, then
+ * a counting kprobe's hits at its address over 1000 more, the other
+ * translations kept meanwhile. (When the block a kprobe made stale was
+ * the only one, the kprobe saw none of the passes after such a branch.)
+ */
+TEST_F(tools, kprobe_after_a_not_taken_branch_sees_every_pass)
+{
+	unsigned long long count[256], probes, refused, hits, before;
+	unsigned long addr[256];
+	unsigned int bytes[256];
+	char end[256], *line, cmd[64];
+	int i, j, k, n = 0, probed = 0, missed = 0;
+	long long stale;
+
+	ASSERT_EQ(0, bbcount_this_process(SYS_getpid));
+	syscall(SYS_getpid);
+	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
+	for (i = 0; i < 1000; i++)
+		syscall(SYS_getpid);
+	file_read("/proc/jifl/tool", out, sizeof(out));
+	for (line = out; line && *line && n < 256; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (sscanf(line, "%llu 0x%lx %u %*u %c ", &count[n], &addr[n], &bytes[n],
+			   &end[n]) == 4)
+			n++;
+	ASSERT_EQ(0, jifl_module_load("jifl_kprobe_blocks"));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n && !(end[j] == 'j' && addr[j] + bytes[j] == addr[i]); j++)
+			;
+		if (j == n)
+			continue;
+		file_read("/proc/jifl_kprobe_blocks", cmd, sizeof(cmd));
+		ASSERT_EQ(3, sscanf(cmd, "probes %llu refused %llu hits %llu", &probes, &refused,
+				    &before));
+		stale = jifl_stat("stale_blocks");
+		snprintf(cmd, sizeof(cmd), "%lx", addr[i]);
+		ASSERT_EQ(0, proc_write("/proc/jifl_kprobe_blocks", cmd));
+		stale = jifl_stat("stale_blocks") - stale;
+		for (k = 0; k < 1000; k++)
+			syscall(SYS_getpid);
+		file_read("/proc/jifl_kprobe_blocks", cmd, sizeof(cmd));
+		ASSERT_EQ(3, sscanf(cmd, "probes %llu refused %llu hits %llu", &probes, &refused,
+				    &hits));
+		hits -= before;
+		TH_LOG("0x%lx: %lld blocks made stale", addr[i], stale);
+		ASSERT_EQ(0, proc_write("/proc/jifl_kprobe_blocks", "clear"));
+		if (probes != 1)
+			continue;
+		probed++;
+		/* others may run it too, natively */
+		if (hits < count[i]) {
+			missed++;
+			TH_LOG("0x%lx, after the branch that ends 0x%lx: bbcount %llu, kprobe %llu",
+			       addr[i], addr[j], count[i], hits);
+		}
+	}
+	ASSERT_EQ(0, jifl_control("disable"));
+	TH_LOG("%d blocks after a conditional branch kprobed, %d missed passes", probed, missed);
+	EXPECT_LT(0, probed);
+	EXPECT_EQ(0, missed);
+}
+
+/*
  * A tail call of native code (a test function in JIFL's own text)
  * returns into the cache: the test trigger's write calls a function
  * that ends so, then another, whose block must be counted once per
