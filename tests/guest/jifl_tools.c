@@ -183,24 +183,26 @@ static int kasan_runtime(const char *sym)
 	       !strncmp(sym, "__kasan_", 8);
 }
 
+/* Which blocks kprobe_blocks() probes. */
+enum { AFTER_BRANCH, JUMPED_TO };
+
 /*
- * The block after a conditional branch, on its not-taken side, is
- * translated right after the branch's and runs without a jump between
- * them: a kprobe put there later must still see every pass, so the
- * branch's block goes stale with it. For each block of getpid() that
- * follows a conditional branch, bbcount's count over 1000 calls, then
- * a counting kprobe's hits at its address over 1000 more, the other
- * translations kept meanwhile. (When the block a kprobe made stale was
- * the only one, the kprobe saw none of the passes after such a branch.)
+ * For each block of getpid() of kind @which (at most 8), bbcount's count
+ * over 1000 calls, then a counting kprobe's hits at its address over
+ * 1000 more, the other translations kept meanwhile: the kprobe must see
+ * every pass. AFTER_BRANCH: the block on the not-taken side of a
+ * conditional branch; JUMPED_TO: a block that no other falls into, none
+ * returns to and that starts no function, so reached by a jump or the
+ * taken side of a conditional branch.
  */
-TEST_F(tools, kprobe_after_a_not_taken_branch_sees_every_pass)
+static void kprobe_blocks(struct __test_metadata *_metadata, int which)
 {
 	unsigned long long count[256], probes, refused, hits, before;
 	unsigned long addr[256];
 	unsigned int bytes[256];
 	char end[256], sym[256][64], *line, cmd[64];
 	int i, j, k, n = 0, probed = 0, missed = 0;
-	long long stale;
+	long long stale, unlinks;
 
 	ASSERT_EQ(0, bbcount_this_process(SYS_getpid));
 	syscall(SYS_getpid);
@@ -215,24 +217,30 @@ TEST_F(tools, kprobe_after_a_not_taken_branch_sees_every_pass)
 	ASSERT_EQ(0, jifl_module_load("jifl_kprobe_blocks"));
 	/* at most 8: each registration waits for RCU, long on a debug kernel */
 	for (i = 0; i < n && probed < 8; i++) {
-		for (j = 0; j < n && !(end[j] == 'j' && addr[j] + bytes[j] == addr[i]); j++)
+		for (j = 0; j < n && addr[j] + bytes[j] != addr[i]; j++)
 			;
-		if (j == n || kasan_runtime(sym[i]))
+		if (which == AFTER_BRANCH ? j == n || end[j] != 'j' :
+		    j < n || strstr(sym[i], "+0x0/"))
+			continue;
+		if (kasan_runtime(sym[i]))
 			continue;
 		file_read("/proc/jifl_kprobe_blocks", cmd, sizeof(cmd));
 		ASSERT_EQ(3, sscanf(cmd, "probes %llu refused %llu hits %llu", &probes, &refused,
 				    &before));
 		stale = jifl_stat("stale_blocks");
+		unlinks = jifl_stat("unlinks");
 		snprintf(cmd, sizeof(cmd), "%lx", addr[i]);
 		ASSERT_EQ(0, proc_write("/proc/jifl_kprobe_blocks", cmd));
 		stale = jifl_stat("stale_blocks") - stale;
+		unlinks = jifl_stat("unlinks") - unlinks;
 		for (k = 0; k < 1000; k++)
 			syscall(SYS_getpid);
 		file_read("/proc/jifl_kprobe_blocks", cmd, sizeof(cmd));
 		ASSERT_EQ(3, sscanf(cmd, "probes %llu refused %llu hits %llu", &probes, &refused,
 				    &hits));
 		hits -= before;
-		TH_LOG("0x%lx: %lld blocks made stale", addr[i], stale);
+		TH_LOG("0x%lx %s: %lld blocks made stale, %lld jumps into them undone",
+		       addr[i], sym[i], stale, unlinks);
 		ASSERT_EQ(0, proc_write("/proc/jifl_kprobe_blocks", "clear"));
 		if (probes != 1)
 			continue;
@@ -240,14 +248,37 @@ TEST_F(tools, kprobe_after_a_not_taken_branch_sees_every_pass)
 		/* others may run it too, natively */
 		if (hits < count[i]) {
 			missed++;
-			TH_LOG("0x%lx, after the branch that ends 0x%lx: bbcount %llu, kprobe %llu",
-			       addr[i], addr[j], count[i], hits);
+			TH_LOG("0x%lx: bbcount %llu, kprobe %llu", addr[i], count[i], hits);
 		}
 	}
 	ASSERT_EQ(0, jifl_control("disable"));
-	TH_LOG("%d blocks after a conditional branch kprobed, %d missed passes", probed, missed);
+	TH_LOG("%d blocks kprobed, %d missed passes", probed, missed);
 	EXPECT_LT(0, probed);
 	EXPECT_EQ(0, missed);
+}
+
+/*
+ * The block after a conditional branch, on its not-taken side, is
+ * translated right after the branch's and runs without a jump between
+ * them: a kprobe put there later must still see every pass, so the
+ * branch's block goes stale with it. (When the block a kprobe made
+ * stale was the only one, the kprobe saw none of the passes after such
+ * a branch.)
+ */
+TEST_F(tools, kprobe_after_a_not_taken_branch_sees_every_pass)
+{
+	kprobe_blocks(_metadata, AFTER_BRANCH);
+}
+
+/*
+ * A conditional branch goes straight to its taken side's translation,
+ * as a "jcc" written over with text_poke_bp(): a kprobe on a block
+ * reached by jumps must see every pass, so that the jcc (like a jmp)
+ * goes back to its lookup stub when its target goes stale.
+ */
+TEST_F(tools, kprobe_on_a_jump_target_sees_every_pass)
+{
+	kprobe_blocks(_metadata, JUMPED_TO);
 }
 
 /*
