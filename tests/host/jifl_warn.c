@@ -68,7 +68,7 @@ TEST_F_TIMEOUT(guest, warn_in_cache_names_original_functions, 300)
 	EXPECT_NE(NULL, strstr(trace, " warn_write+"));
 	EXPECT_NE(NULL, strstr(trace, " vfs_write+"));
 	EXPECT_NE(NULL, strstr(trace, " ksys_write+"));
-	EXPECT_NE(NULL, strstr(trace, " jifl_run_syscall+"));
+	EXPECT_NE(NULL, strstr(trace, " jifl_enter+"));
 	for (line = strtok(trace, "\n"); line; line = strtok(NULL, "\n"))
 		EXPECT_EQ(NULL, strstr(line, "0xffffffffc"));
 }
