@@ -9,7 +9,11 @@
  * while copies of it exist sees every call from then on.
  *
  * The leaves are CONFIG_JIFL_TEST's (/sys/kernel/debug/jifl/leaf): a
- * write of N calls each of two of them N times, in write().
+ * write of N calls each of two of them N times, in write(); "jump N"
+ * calls a leaf reached by a jump (a tail call) and one whose first
+ * block branches to two short blocks that return, from six call sites
+ * each. A call of native code that only returns ("native N") returns
+ * straight into the cache, with no lookup.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -119,6 +123,83 @@ TEST_F(leaf, kprobe_on_a_copied_leaf_sees_every_call)
 	EXPECT_EQ(0, leaf_calls(2, 1000));
 	EXPECT_EQ(hits + 4000, leaf_hits())
 		TH_LOG("the kprobes saw %lld of 4000 calls", leaf_hits() - hits);
+}
+
+/* Writes of "@cmd", @rounds of them; returns how many failed. */
+static int leaf_cmd(int rounds, const char *cmd)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < rounds; i++)
+		bad += jifl_test("leaf", cmd) != 0;
+	return bad;
+}
+
+/*
+ * Lookups that five writes of "@cmd" made, once the calls it makes ran
+ * a while (and the link work predicted their returns); -1 on failure.
+ */
+static long long warm_lookups(const char *cmd)
+{
+	long long before;
+
+	if (leaf_cmd(10, cmd))
+		return -1;
+	usleep(100000);
+	if (leaf_cmd(10, cmd))
+		return -1;
+	usleep(100000);
+	before = jifl_stat("lookups");
+	if (leaf_cmd(5, cmd) || before < 0)
+		return -1;
+	return jifl_stat("lookups") - before;
+}
+
+TEST_F(leaf, calls_of_native_leaves_return_straight_into_the_cache)
+{
+	long long entries = jifl_stat("entries");
+	long long lookups = warm_lookups("native 1000");
+
+	/*
+	 * 5000 calls: returning through jifl_return_to_cache, each would
+	 * look its return address up.
+	 */
+	ASSERT_LE(0, lookups);
+	EXPECT_LE(entries + 25, jifl_stat("entries"));
+	EXPECT_GT(500, lookups)
+		TH_LOG("%lld lookups for 5000 calls of a native leaf", lookups);
+	TH_LOG("%lld lookups in 5 writes of 1000 calls of a native leaf", lookups);
+}
+
+TEST_F(leaf, leaves_reached_by_a_jump_or_by_short_blocks_are_copied)
+{
+	long long copies = jifl_stat("leaf_copies");
+	long long lookups = warm_lookups("jump 1000");
+
+	/*
+	 * 60000 calls of two leaves, from six call sites each: with one
+	 * shared return each, predicted for four of its six callers, a
+	 * third of them would look up.
+	 */
+	ASSERT_LE(0, lookups);
+	EXPECT_LE(copies + 12, jifl_stat("leaf_copies"));
+	EXPECT_GT(1000, lookups)
+		TH_LOG("%lld lookups for 60000 calls of leaves from six sites", lookups);
+	TH_LOG("%lld lookups in 5 writes of 12000 calls of two leaves", lookups);
+}
+
+TEST_F(leaf, kprobe_on_a_leaf_copied_through_a_jump_sees_every_call)
+{
+	long long hits;
+
+	ASSERT_LE(0, warm_lookups("jump 1000"));
+	hits = leaf_hits();
+	ASSERT_EQ(0, jifl_test("leaf", "probe on"));
+	EXPECT_EQ(0, leaf_cmd(1, "jump 1000"));
+	/* jifl_test_leaf_to() through the jump, and jifl_test_leaf_sides(), 6000 each */
+	EXPECT_EQ(hits + 12000, leaf_hits())
+		TH_LOG("the kprobes saw %lld of 12000 calls", leaf_hits() - hits);
+	ASSERT_EQ(0, jifl_test("leaf", "probe off"));
 }
 
 TEST_HARNESS_MAIN
