@@ -155,37 +155,41 @@ static long long warm_lookups(const char *cmd)
 	return jifl_stat("lookups") - before;
 }
 
+/*
+ * Five writes of "@cmd", once warm, make @calls calls of leaves, and
+ * fewer than @most lookups.
+ */
+static void expect_few_lookups(struct __test_metadata *_metadata,
+			       const char *cmd, long long calls, long long most)
+{
+	long long lookups = warm_lookups(cmd);
+
+	ASSERT_LE(0, lookups);
+	EXPECT_GT(most, lookups)
+		TH_LOG("%lld lookups for %lld calls (\"%s\")", lookups, calls, cmd);
+	TH_LOG("%lld lookups in 5 writes of \"%s\", %lld calls", lookups, cmd, calls);
+}
+
 TEST_F(leaf, calls_of_native_leaves_return_straight_into_the_cache)
 {
 	long long entries = jifl_stat("entries");
-	long long lookups = warm_lookups("native 1000");
 
-	/*
-	 * 5000 calls: returning through jifl_return_to_cache, each would
-	 * look its return address up.
-	 */
-	ASSERT_LE(0, lookups);
+	/* through jifl_return_to_cache, each call would look up */
+	expect_few_lookups(_metadata, "native 1000", 5000, 500);
 	EXPECT_LE(entries + 25, jifl_stat("entries"));
-	EXPECT_GT(500, lookups)
-		TH_LOG("%lld lookups for 5000 calls of a native leaf", lookups);
-	TH_LOG("%lld lookups in 5 writes of 1000 calls of a native leaf", lookups);
 }
 
 TEST_F(leaf, leaves_reached_by_a_jump_or_by_short_blocks_are_copied)
 {
 	long long copies = jifl_stat("leaf_copies");
-	long long lookups = warm_lookups("jump 1000");
 
 	/*
-	 * 60000 calls of two leaves, from six call sites each: with one
-	 * shared return each, predicted for four of its six callers, a
-	 * third of them would look up.
+	 * Two leaves, from six call sites each: with one shared return
+	 * each, predicted for four of its six callers, a third of the
+	 * calls would look up.
 	 */
-	ASSERT_LE(0, lookups);
+	expect_few_lookups(_metadata, "jump 1000", 60000, 1000);
 	EXPECT_LE(copies + 12, jifl_stat("leaf_copies"));
-	EXPECT_GT(1000, lookups)
-		TH_LOG("%lld lookups for 60000 calls of leaves from six sites", lookups);
-	TH_LOG("%lld lookups in 5 writes of 12000 calls of two leaves", lookups);
 }
 
 TEST_F(leaf, kprobe_on_a_leaf_copied_through_a_jump_sees_every_call)
