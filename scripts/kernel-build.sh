@@ -24,7 +24,8 @@ kout=$(cd "$kout" && pwd)
 command -v ccache >/dev/null && ccache -M 8G >/dev/null
 
 new_config=$(mktemp)
-trap 'rm -f "$new_config"' EXIT
+warnings=$(mktemp)
+trap 'rm -f "$new_config" "$warnings"' EXIT
 if [ -n "${KCONFIG:-}" ]; then
 	[ -f "$KCONFIG" ] || die "KCONFIG=$KCONFIG: no such file"
 	cfg_src=$KCONFIG
@@ -57,14 +58,29 @@ fi
 
 echo "kernel-build: building $(kmake -s kernelrelease) ($cfg_src) in ${kout#$top/}"
 start=$(date +%s)
-kmake bzImage
+# Compiler warnings are errors in the project's test kernels (a user's
+# own .config may bring others): "file:line:col: warning:", not
+# Kconfig's notes. ccache replays the warnings of cached objects.
+kwarn() {
+	local rc=0
+
+	kmake "$@" 2> "$warnings.1" || rc=$?
+	cat "$warnings.1" >&2
+	cat "$warnings.1" >> "$warnings"
+	rm -f "$warnings.1"
+	return $rc
+}
+kwarn bzImage
 kmake headers_install INSTALL_HDR_PATH="$kout/usr" >/dev/null
 # Modules (the JIFL tools), packed for scripts/qemu-run.sh to append to
 # the initramfs: this kernel's, not another build's.
 rm -rf "$kout/modroot" "$kout/modules.cpio.gz"
 if grep -q '^CONFIG_MODULES=y' "$kout/.config"; then
-	kmake modules
+	kwarn modules
 	kmake modules_install INSTALL_MOD_PATH="$kout/modroot" INSTALL_MOD_STRIP=1 >/dev/null
 	(cd "$kout/modroot" && find lib | cpio -o -H newc --quiet | gzip) > "$kout/modules.cpio.gz"
+fi
+if [ -z "${KCONFIG:-}" ] && grep -E '^[^ :]+:[0-9]+:[0-9]+: warning:' "$warnings" >&2; then
+	die "compiler warnings in the test kernel (above)"
 fi
 echo "kernel-build: done in $(( $(date +%s) - start ))s: ${kout#$top/}/arch/x86/boot/bzImage"
