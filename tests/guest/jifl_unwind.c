@@ -209,12 +209,13 @@ static int stub_c_half(const char *sym)
 }
 
 /*
- * Sample dd's kernel call chains while it makes @count system calls,
- * every @period ns of its CPU time; with @through, count the chains
- * through a function whose name has it apart.
+ * Sample the kernel call chains of the processes named @comm while
+ * @workload runs, every @period ns of CPU time; with @through, count the
+ * chains through a function whose name has it apart.
  */
-static int sample_chains(struct __test_metadata *_metadata, struct chains *r, int count,
-			 int period, const char *through)
+static int sample_chains_of(struct __test_metadata *_metadata, struct chains *r,
+			    const char *workload, const char *comm, int period,
+			    const char *through)
 {
 	/* the code cache is in the module area, above the kernel image */
 	unsigned long end = kallsyms_addr("_end");
@@ -224,12 +225,14 @@ static int sample_chains(struct __test_metadata *_metadata, struct chains *r, in
 
 	memset(r, 0, sizeof(*r));
 	r->through = through;
-	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c %d -g -a -m 1024 -o /tmp/unwind.data -- "
-		 "dd if=/dev/zero of=/dev/null bs=1 count=%d 2>/dev/null", period, count);
+	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c %d -g -a -m 1024 -o /tmp/unwind.data -- %s",
+		 period, workload);
 	if (!end || system(cmd))
 		return -1;
-	/* dd's samples: other processes' syscalls may still be in flight */
-	f = popen("perf script -i /tmp/unwind.data --comms dd -F ip,sym 2>/dev/null", "r");
+	/* @comm's samples: other processes' syscalls may still be in flight */
+	snprintf(cmd, sizeof(cmd), "perf script -i /tmp/unwind.data --comms %s -F ip,sym 2>/dev/null",
+		 comm);
+	f = popen(cmd, "r");
 	if (!f)
 		return -1;
 	for (;;) {
@@ -268,6 +271,17 @@ static int sample_chains(struct __test_metadata *_metadata, struct chains *r, in
 	TH_LOG("%d samples, %d in translated code, %d of them unwound to entry_SYSCALL_64",
 	       r->samples, r->in_cache, r->unwound);
 	return 0;
+}
+
+/* dd's, while it makes @count system calls */
+static int sample_chains(struct __test_metadata *_metadata, struct chains *r, int count,
+			 int period, const char *through)
+{
+	char workload[96];
+
+	snprintf(workload, sizeof(workload), "dd if=/dev/zero of=/dev/null bs=1 count=%d 2>/dev/null",
+		 count);
+	return sample_chains_of(_metadata, r, workload, "dd", period, through);
 }
 
 TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_cache, 120)
@@ -391,6 +405,35 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_profiling_stubs, 120)
 	EXPECT_LE(5, r.through_n);
 	EXPECT_EQ(r.through_n, r.through_unwound);
 	EXPECT_EQ(r.jmp_n, r.jmp_unwound);
+	EXPECT_EQ(0, r.misplaced);
+}
+
+/*
+ * A native function that only returns (memcpy(), which munmap()'s maple
+ * tree code calls) returns straight into the cache: its return address
+ * is a cache address, in the calling block, where the original return
+ * address is still on the stack. Chains sampled in it must go on to the
+ * original callers and the system call's entry.
+ */
+TEST_F_TIMEOUT(unwind, perf_call_chains_through_native_leaves, 120)
+{
+	struct chains r;
+	int ret;
+
+	if (access("/usr/bin/perf", X_OK))
+		SKIP(return, "perf not in the guest");
+	if (access("/usr/bin/stress-ng", X_OK))
+		SKIP(return, "stress-ng not in the guest");
+	ASSERT_EQ(0, jifl_enable_all());
+	/* 1M and 400 ops every 25 us: 420,000 samples, perf script overran 120 s */
+	ret = sample_chains_of(_metadata, &r,
+			       "stress-ng --mmap 1 --mmap-ops 100 --mmap-bytes 256K -q 2>/dev/null",
+			       "stress-ng-mmap", 100000, "memcpy");
+	ASSERT_EQ(0, jifl_control("disable"));
+	ASSERT_EQ(0, ret);
+	TH_LOG("%d chains through memcpy, %d of them unwound", r.through_n, r.through_unwound);
+	EXPECT_LE(5, r.through_n);
+	EXPECT_EQ(r.through_n, r.through_unwound);
 	EXPECT_EQ(0, r.misplaced);
 }
 
