@@ -58,6 +58,16 @@ static long long leaf_hits(void)
 	return buf[0] ? strtoll(buf, NULL, 10) : -1;
 }
 
+/* Writes of "@cmd", @rounds of them; returns how many failed. */
+static int leaf_cmd(int rounds, const char *cmd)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < rounds; i++)
+		bad += jifl_test("leaf", cmd) != 0;
+	return bad;
+}
+
 /*
  * @rounds writes of "N": each makes N calls of each leaf, which the
  * kernel checks against what they compute natively. Returns how many
@@ -66,12 +76,9 @@ static long long leaf_hits(void)
 static int leaf_calls(int rounds, int n)
 {
 	char cmd[16];
-	int i, bad = 0;
 
 	snprintf(cmd, sizeof(cmd), "%d", n);
-	for (i = 0; i < rounds; i++)
-		bad += jifl_test("leaf", cmd) != 0;
-	return bad;
+	return leaf_cmd(rounds, cmd);
 }
 
 TEST_F(leaf, calls_of_small_leaves_run_copies_of_their_own)
@@ -123,16 +130,6 @@ TEST_F(leaf, kprobe_on_a_copied_leaf_sees_every_call)
 	EXPECT_EQ(0, leaf_calls(2, 1000));
 	EXPECT_EQ(hits + 4000, leaf_hits())
 		TH_LOG("the kprobes saw %lld of 4000 calls", leaf_hits() - hits);
-}
-
-/* Writes of "@cmd", @rounds of them; returns how many failed. */
-static int leaf_cmd(int rounds, const char *cmd)
-{
-	int i, bad = 0;
-
-	for (i = 0; i < rounds; i++)
-		bad += jifl_test("leaf", cmd) != 0;
-	return bad;
 }
 
 /*
