@@ -134,6 +134,38 @@ TEST_F(predict, returns_stop_learning_after_warmup)
 }
 
 /*
+ * A return whose translation knows where it likely goes compares with
+ * that address first, with no learning lookup: the return of a small
+ * leaf's copy, made for one call site (CONFIG_JIFL_TEST's leaves, a
+ * write of N to /sys/kernel/debug/jifl/leaf calls each of two N times
+ * from one site). The first write after the flush must not learn the
+ * copies' returns even once: the profile lists a return address it
+ * learnt or looked up as "(after call CALLEE)". Before returns were
+ * predicted when translated, both learnt on their first call, and on
+ * every call until the linking work ran (1,000 and 1,000 learns).
+ */
+TEST_F(predict, returns_of_leaf_copies_are_predicted_when_translated)
+{
+	static char text[1 << 17];
+	long long copies = jifl_stat("leaf_copies");
+	char *line;
+
+	if (access("/sys/kernel/debug/jifl/leaf", F_OK))
+		SKIP(return, "kernel without CONFIG_JIFL_TEST's leaf functions");
+	ASSERT_EQ(0, jifl_test("leaf", "1000"));
+	/* the calls ran from copies, and the profile saw other returns learn */
+	EXPECT_LE(copies + 2, jifl_stat("leaf_copies"));
+	EXPECT_LT(0, profile_total("learn"));
+	file_read(PROFILE, text, sizeof(text));
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		EXPECT_EQ(NULL, strstr(line, "(after call jifl_test_leaf)"))
+			TH_LOG("%s", line);
+		EXPECT_EQ(NULL, strstr(line, "(after call jifl_test_leaf_branch)"))
+			TH_LOG("%s", line);
+	}
+}
+
+/*
  * read() of /dev/null calls f_op->read, read_null(), indirectly: after
  * the warm-up, 2,000 reads must take the lookup almost never (before
  * indirect calls were predicted: once a read, 2,000; the profile counts
