@@ -13,7 +13,8 @@
  * calls a leaf reached by a jump (a tail call) and one whose first
  * block branches to two short blocks that return, from six call sites
  * each. A call of native code that only returns ("native N") returns
- * straight into the cache, with no lookup.
+ * straight into the cache, with no lookup. "probe ret" puts a kprobe on
+ * the return address of the first leaf's call.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -201,6 +202,37 @@ TEST_F(leaf, kprobe_on_a_leaf_copied_through_a_jump_sees_every_call)
 	EXPECT_EQ(hits + 12000, leaf_hits())
 		TH_LOG("the kprobes saw %lld of 12000 calls", leaf_hits() - hits);
 	ASSERT_EQ(0, jifl_test("leaf", "probe off"));
+}
+
+/*
+ * The return of a leaf's copy goes to its call site's return address
+ * through an entry written right before that address's translation
+ * ("leaq 8(%rsp), %rsp", falling into it), made with the copy. A kprobe
+ * registered on that return address while the entry exists must see
+ * every return from then on: the text change makes the translation
+ * stale, and the entry with it, and the copy's return goes to the new
+ * translation, which traps into the kprobe.
+ */
+TEST_F(leaf, kprobe_on_a_return_address_sees_every_return)
+{
+	long long hits;
+
+	EXPECT_EQ(0, leaf_calls(5, 1000));
+	usleep(100000);
+	EXPECT_EQ(0, leaf_calls(5, 1000));
+	hits = leaf_hits();
+	ASSERT_EQ(0, jifl_test("leaf", "probe ret"));
+	EXPECT_EQ(0, leaf_calls(1, 1000));
+	EXPECT_EQ(hits + 1000, leaf_hits())
+		TH_LOG("the kprobe saw %lld of 1000 returns", leaf_hits() - hits);
+	usleep(100000);
+	EXPECT_EQ(0, leaf_calls(1, 1000));
+	EXPECT_EQ(hits + 2000, leaf_hits())
+		TH_LOG("the kprobe saw %lld of 2000 returns", leaf_hits() - hits);
+	ASSERT_EQ(0, jifl_test("leaf", "probe off"));
+	hits = leaf_hits();
+	EXPECT_EQ(0, leaf_calls(2, 1000));
+	EXPECT_EQ(hits, leaf_hits());
 }
 
 TEST_HARNESS_MAIN
