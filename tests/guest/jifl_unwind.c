@@ -425,10 +425,14 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_native_leaves, 120)
 	if (access("/usr/bin/stress-ng", X_OK))
 		SKIP(return, "stress-ng not in the guest");
 	ASSERT_EQ(0, jifl_enable_all());
-	/* 1M and 400 ops every 25 us: 420,000 samples, perf script overran 120 s */
+	/*
+	 * 1M and 400 ops every 25 us: 420,000 samples, perf script overran
+	 * 120 s; every 100 us in the debug kernel, four times slower, it
+	 * overran 480 s: sample as much of the work there.
+	 */
 	ret = sample_chains_of(_metadata, &r,
 			       "stress-ng --mmap 1 --mmap-ops 100 --mmap-bytes 256K -q 2>/dev/null",
-			       "stress-ng-mmap", 100000, "memcpy");
+			       "stress-ng-mmap", 100000 * guest_time_scale(), "memcpy");
 	ASSERT_EQ(0, jifl_control("disable"));
 	ASSERT_EQ(0, ret);
 	TH_LOG("%d chains through memcpy, %d of them unwound", r.through_n, r.through_unwound);
