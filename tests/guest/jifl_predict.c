@@ -263,4 +263,116 @@ TEST_F(predict, a_call_site_with_more_targets_than_predictions)
 	unlink("/tmp/jifl_predict");
 }
 
+/*
+ * The total of the profile's rows whose target is in @fn: "N ... fn+0x".
+ * Each row is one target: a function's start (an indirect call of it),
+ * or a return address in it.
+ */
+static long long profile_in(const char *fn)
+{
+	static char text[1 << 17];
+	char key[64], *line;
+	long long sum = 0;
+
+	snprintf(key, sizeof(key), " %s+", fn);
+	file_read(PROFILE, text, sizeof(text));
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		if (line[0] != '#' && strstr(line, key))
+			sum += strtoll(line, NULL, 10);
+	return sum;
+}
+
+/*
+ * A return and an indirect call that go to more places than a chain of
+ * predictions learns (the hint the return was translated with and four
+ * learnt, four for the call): CONFIG_JIFL_TEST's callers file calls
+ * one function from six callers, reached through one pointer. The
+ * first five run in turn, each given time to be predicted, then the
+ * sixth runs, hot. Its call and return miss the full chains; the lookup
+ * sends one miss in many to the learning lookup, which adds the target
+ * to the chain. After the warm-up, 1,000 calls of the sixth caller must
+ * look it, and the return to it, up rarely: before chains were
+ * extended, every call did both (2,000 in 1,000). Then each of the six
+ * must still compute what it does natively.
+ */
+TEST_F(predict, a_target_that_keeps_missing_a_full_chain_is_predicted)
+{
+	long long lookups, extended = jifl_stat("extended_chains");
+	char cmd[32];
+	int k;
+
+	if (access("/sys/kernel/debug/jifl/callers", F_OK))
+		SKIP(return, "kernel without CONFIG_JIFL_TEST's callers");
+	for (k = 0; k < 5; k++) {
+		snprintf(cmd, sizeof(cmd), "%d 20", k);
+		ASSERT_EQ(0, jifl_test("callers", cmd));
+		usleep(100000);		/* the linking work predicts it */
+	}
+	for (k = 0; k < 5; k++) {
+		ASSERT_EQ(0, jifl_test("callers", "5 1000"));
+		usleep(100000);
+	}
+	ASSERT_EQ(0, proc_write(PROFILE, "reset"));
+	ASSERT_EQ(0, jifl_test("callers", "5 1000"));
+	lookups = profile_in("jifl_test_caller5");
+	TH_LOG("1000 calls of the sixth caller after warm-up: %lld lookups of it and "
+	       "of the return to it; chains extended: %lld", lookups,
+	       jifl_stat("extended_chains") - extended);
+	ASSERT_LE(0, lookups);
+	EXPECT_GT(100, lookups);
+	for (k = 0; k < 6; k++) {
+		snprintf(cmd, sizeof(cmd), "%d 100", k);
+		EXPECT_EQ(0, jifl_test("callers", cmd));
+	}
+}
+
+/* Hits of CONFIG_JIFL_TEST's counting kprobes (the leaf file's). */
+static long long probe_hits(void)
+{
+	char buf[32];
+
+	file_read("/sys/kernel/debug/jifl/leaf", buf, sizeof(buf));
+	return buf[0] ? strtoll(buf, NULL, 10) : -1;
+}
+
+/*
+ * The same, then a kprobe on the return address the sixth caller's
+ * call returns to, which a prediction of the extended chain jumps to
+ * the translation of: the translation goes stale, and the jumps to it
+ * with it. Every return must hit the kprobe, as natively.
+ */
+TEST_F(predict, a_kprobe_on_a_target_of_an_extended_chain_sees_every_return)
+{
+	long long hits, extended = jifl_stat("extended_chains");
+	char cmd[32];
+	int k;
+
+	if (access("/sys/kernel/debug/jifl/callers", F_OK))
+		SKIP(return, "kernel without CONFIG_JIFL_TEST's callers");
+	for (k = 0; k < 5; k++) {
+		snprintf(cmd, sizeof(cmd), "%d 20", k);
+		ASSERT_EQ(0, jifl_test("callers", cmd));
+		usleep(100000);
+	}
+	for (k = 0; k < 3; k++) {
+		ASSERT_EQ(0, jifl_test("callers", "5 1000"));
+		usleep(100000);
+	}
+	EXPECT_LT(extended, jifl_stat("extended_chains"));
+	hits = probe_hits();
+	ASSERT_LE(0, hits);
+	ASSERT_EQ(0, jifl_test("callers", "probe ret"));
+	EXPECT_EQ(0, jifl_test("callers", "5 1000"));
+	EXPECT_EQ(hits + 1000, probe_hits())
+		TH_LOG("the kprobe saw %lld of 1000 returns", probe_hits() - hits);
+	usleep(100000);
+	EXPECT_EQ(0, jifl_test("callers", "5 1000"));
+	EXPECT_EQ(hits + 2000, probe_hits())
+		TH_LOG("the kprobe saw %lld of 2000 returns", probe_hits() - hits);
+	ASSERT_EQ(0, jifl_test("leaf", "probe off"));
+	hits = probe_hits();
+	EXPECT_EQ(0, jifl_test("callers", "5 1000"));
+	EXPECT_EQ(hits, probe_hits());
+}
+
 TEST_HARNESS_MAIN

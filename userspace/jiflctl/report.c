@@ -16,6 +16,7 @@ static const struct {
 	{ "late_links", "of which linked later, with text_poke" },
 	{ "predicted_returns", "return predictions written" },
 	{ "predicted_calls", "indirect call predictions written" },
+	{ "extended_chains", "prediction chains extended by a sampled miss" },
 	{ "leaf_copies", "blocks of small leaf functions copied for one call site" },
 	{ "lookups", "indirect transfers resolved by the lookup stub" },
 	{ "lookup_misses", "lookups not in the cache yet" },
