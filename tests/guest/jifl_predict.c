@@ -283,6 +283,25 @@ static long long profile_in(const char *fn)
 }
 
 /*
+ * The callers file's first five callers in turn, each given time to be
+ * predicted, then @rounds of 1,000 calls of the sixth: 0 or -errno.
+ */
+static int callers_warm_up(int rounds)
+{
+	char cmd[32];
+	int k, ret;
+
+	for (k = 0; k < 5 + rounds; k++) {
+		snprintf(cmd, sizeof(cmd), "%d %d", k < 5 ? k : 5, k < 5 ? 20 : 1000);
+		ret = jifl_test("callers", cmd);
+		if (ret)
+			return ret;
+		usleep(100000);		/* the linking work predicts it */
+	}
+	return 0;
+}
+
+/*
  * A return and an indirect call that go to more places than a chain of
  * predictions learns (the hint the return was translated with and four
  * learnt, four for the call): CONFIG_JIFL_TEST's callers file calls
@@ -303,15 +322,7 @@ TEST_F(predict, a_target_that_keeps_missing_a_full_chain_is_predicted)
 
 	if (access("/sys/kernel/debug/jifl/callers", F_OK))
 		SKIP(return, "kernel without CONFIG_JIFL_TEST's callers");
-	for (k = 0; k < 5; k++) {
-		snprintf(cmd, sizeof(cmd), "%d 20", k);
-		ASSERT_EQ(0, jifl_test("callers", cmd));
-		usleep(100000);		/* the linking work predicts it */
-	}
-	for (k = 0; k < 5; k++) {
-		ASSERT_EQ(0, jifl_test("callers", "5 1000"));
-		usleep(100000);
-	}
+	ASSERT_EQ(0, callers_warm_up(5));
 	ASSERT_EQ(0, proc_write(PROFILE, "reset"));
 	ASSERT_EQ(0, jifl_test("callers", "5 1000"));
 	lookups = profile_in("jifl_test_caller5");
@@ -344,20 +355,10 @@ static long long probe_hits(void)
 TEST_F(predict, a_kprobe_on_a_target_of_an_extended_chain_sees_every_return)
 {
 	long long hits, extended = jifl_stat("extended_chains");
-	char cmd[32];
-	int k;
 
 	if (access("/sys/kernel/debug/jifl/callers", F_OK))
 		SKIP(return, "kernel without CONFIG_JIFL_TEST's callers");
-	for (k = 0; k < 5; k++) {
-		snprintf(cmd, sizeof(cmd), "%d 20", k);
-		ASSERT_EQ(0, jifl_test("callers", cmd));
-		usleep(100000);
-	}
-	for (k = 0; k < 3; k++) {
-		ASSERT_EQ(0, jifl_test("callers", "5 1000"));
-		usleep(100000);
-	}
+	ASSERT_EQ(0, callers_warm_up(3));
 	EXPECT_LT(extended, jifl_stat("extended_chains"));
 	hits = probe_hits();
 	ASSERT_LE(0, hits);
