@@ -366,7 +366,7 @@ static int copy_exe(void)
  * (the counters of /proc/jifl/stats, summed over the measured rounds).
  */
 static const char *const stat_names[] = {
-	"entries", "exits", "lookups", "lookup_misses", "predicted_returns",
+	"entries", "lookups", "lookup_misses", "predicted_returns",
 	"fault_exits", "blocks", "flushes", "invalidations",
 };
 #define NR_STATS	(sizeof(stat_names) / sizeof(stat_names[0]))
@@ -564,7 +564,7 @@ static void print_rps(const double *rps, int kprobes)
 static void print_where(unsigned long long where[][NR_STATS])
 {
 	static const char *const heads[NR_STATS] = {
-		"entries", "exits", "lookups", "misses", "pred.ret", "faultex",
+		"entries", "lookups", "misses", "pred.ret", "faultex",
 		"blocks", "flushes", "inval",
 	};
 	size_t i, s;

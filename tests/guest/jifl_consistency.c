@@ -33,18 +33,16 @@ FIXTURE_TEARDOWN(consistency)
 
 TEST_F(consistency, kprobe_registered_later_fires_in_translated_code)
 {
-	long long hits, inval, entries, exits;
+	long long hits, inval, entries;
 
 	ASSERT_EQ(0, jifl_control("syscalls 39"));
 	ASSERT_EQ(0, jifl_control(self->pid));
 	ASSERT_EQ(0, jifl_control("enable"));
 	/* getpid's path, __task_pid_nr_ns() included, runs translated */
 	entries = jifl_stat("entries");
-	exits = jifl_stat("exits");
 	ASSERT_EQ(0, jifl_getpids(1000));
-	/* each entered the cache and came back to the dispatcher */
+	/* each entered the cache */
 	EXPECT_LE(entries + 2000, jifl_stat("entries"));
-	EXPECT_EQ(jifl_stat("entries") - entries, jifl_stat("exits") - exits);
 	hits = jifl_test_kprobe_hits();
 	ASSERT_LE(0, hits) TH_LOG("kernel without CONFIG_JIFL_TEST and CONFIG_KPROBES");
 	inval = jifl_stat("invalidations");

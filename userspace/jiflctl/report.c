@@ -9,7 +9,6 @@ static const struct {
 	const char *key, *what;
 } counters[] = {
 	{ "entries", "system calls run from the cache" },
-	{ "exits", "of which returned to the dispatcher" },
 	{ "blocks", "basic blocks translated" },
 	{ "insns", "instructions translated" },
 	{ "links", "direct jumps linked to a translation" },
