@@ -134,6 +134,38 @@ TEST_F(leaf, kprobe_on_a_copied_leaf_sees_every_call)
 }
 
 /*
+ * The block of a call of a leaf runs on into the leaf's copy, and goes
+ * stale with it when the leaf's text changes. Switched back before the
+ * call runs again, the text is what both were made from: the block is
+ * taken again, falling into the same copy, which a later change of the
+ * leaf's text must find again.
+ */
+TEST_F(leaf, kprobe_on_a_leaf_sees_every_call_after_its_callers_came_back)
+{
+	long long revived, hits;
+
+	EXPECT_EQ(0, leaf_calls(5, 1000));
+	usleep(100000);
+	EXPECT_EQ(0, leaf_calls(5, 1000));
+
+	/* on and off again, no call in between */
+	ASSERT_EQ(0, jifl_test("leaf", "probe on"));
+	ASSERT_EQ(0, jifl_test("leaf", "probe off"));
+	revived = jifl_stat("revived_blocks");
+	ASSERT_LE(0, revived);
+	hits = leaf_hits();
+	EXPECT_EQ(0, leaf_calls(5, 1000));
+	EXPECT_EQ(hits, leaf_hits());
+	/* the blocks of the calls came back, with their copies */
+	EXPECT_LT(revived, jifl_stat("revived_blocks"));
+
+	ASSERT_EQ(0, jifl_test("leaf", "probe on"));
+	EXPECT_EQ(0, leaf_calls(2, 1000));
+	EXPECT_EQ(hits + 4000, leaf_hits())
+		TH_LOG("the kprobes saw %lld of 4000 calls", leaf_hits() - hits);
+}
+
+/*
  * Lookups that five writes of "@cmd" made, once the calls it makes ran
  * a while (and the link work predicted their returns); -1 on failure.
  */
