@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +37,59 @@ FIXTURE_TEARDOWN(unwind)
 }
 
 #define REPORT	"jifl: test: symbol_write translated: "
+
+/*
+ * /proc/PID/wchan of a child asleep in read() of an empty pipe, with
+ * every system call of this process and its children from the cache
+ * if @jifl; "" on error.
+ */
+static void wchan_of_a_pipe_reader(bool jifl, char *buf, size_t size)
+{
+	char path[64], pid[32];
+	int fds[2], i;
+	pid_t child;
+
+	buf[0] = '\0';
+	if (pipe(fds))
+		return;
+	snprintf(pid, sizeof(pid), "tree %d", (int)getpid());
+	if (jifl && (jifl_control("syscalls all") || jifl_control(pid) ||
+		     jifl_control("enable")))
+		return;
+	child = fork();
+	if (!child) {
+		char c;
+
+		_exit(read(fds[0], &c, 1) == 1 ? 0 : 1);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)child);
+	/* "0" while it runs, a function once it sleeps */
+	for (i = 0; i < 500; i++) {
+		usleep(10 * 1000);
+		file_read(path, buf, size);
+		if (buf[0] && strcmp(buf, "0"))
+			break;
+	}
+	if (write(fds[1], "x", 1) != 1)
+		buf[0] = '\0';
+	waitpid(child, NULL, 0);
+	close(fds[0]);
+	close(fds[1]);
+	jifl_control("disable");
+	jifl_control("pid 0");
+}
+
+/* ps's WCHAN names the function a task sleeps in, as natively */
+TEST_F(unwind, wchan_names_the_original_function)
+{
+	char native[128], jifl[128];
+
+	wchan_of_a_pipe_reader(false, native, sizeof(native));
+	wchan_of_a_pipe_reader(true, jifl, sizeof(jifl));
+	TH_LOG("wchan natively \"%s\", under JIFL \"%s\"", native, jifl);
+	ASSERT_NE(0, strlen(native));
+	EXPECT_STREQ(native, jifl);
+}
 
 TEST_F(unwind, kallsyms_names_translations_after_the_original)
 {
