@@ -12,7 +12,7 @@ PKGS=(
 	# guest
 	qemu-system-x86 busybox-static
 	# user space
-	pkg-config libipt-dev libzydis-dev linux-perf
+	pkg-config libipt-dev libzydis-dev libzstd-dev linux-perf
 	libclang-rt-14-dev clang
 	# workloads
 	luajit stress-ng

@@ -14,6 +14,7 @@
 #include "errcode.h"
 #include "fields.h"
 #include "filter.h"
+#include "losses.h"
 #include "number.h"
 #include "printer.h"
 #include "progress.h"
@@ -404,6 +405,18 @@ static int open_session(const struct options *o, struct jifl_session **s)
 	return 0;
 }
 
+/* At the end, as perf does: what the recording lost. Returns how many kinds. */
+static size_t warn_losses(const struct jifl_session *s)
+{
+	char msg[JIFL_LOSSES_MAX][JIFL_LOSS_MSG];
+	const struct jifl_perf_info *info = jifl_session_perf_info(s);
+	size_t n = info ? jifl_losses_describe(info, msg) : 0, i;
+
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "jifl-decode: warning: %s\n", msg[i]);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	struct jifl_decode_config cfg = { 0 };
@@ -464,7 +477,7 @@ int main(int argc, char **argv)
 	else if (!ret && jifl_printer_errors(p))
 		ret = fprintf(stderr, "jifl-decode: %" PRIu64 " decode errors\n",
 			      jifl_printer_errors(p)) < 0 || 1;
-	ret = ret || jifl_session_nr_warnings(s) ? 1 : 0;
+	ret = warn_losses(s) || ret || jifl_session_nr_warnings(s) ? 1 : 0;
 	jifl_printer_free(p);
 	jifl_session_close(s);
 	jifl_filter_free(&o.filter);

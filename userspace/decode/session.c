@@ -282,7 +282,10 @@ static void warn_unfinished(struct jifl_session *s, const char *path)
 {
 	const struct jifl_perf_info *info = jifl_perf_reader_info(s->perf);
 
-	if (info->cut_at)
+	if (info->pipe && info->cut_at)
+		warn(s, "'%s': written to a pipe, its last record cut off at offset %" PRIu64
+		     " (was the recorder killed?)", path, info->cut_at);
+	else if (info->cut_at)
 		warn(s, "'%s': unfinished (data size 0 in its header: was the recorder killed?); "
 		     "read to the end of the file, whose last record is cut off at offset %"
 		     PRIu64, path, info->cut_at);
@@ -448,6 +451,11 @@ static void queue_source(struct jifl_session *s, const struct jifl_perf_queue *q
 	if (q->cpu != (uint32_t)-1 && jifl_cpu_threads_any(s->cpus) &&
 	    (info->have_sched_switch || q->tid == (uint32_t)-1))
 		src->cpus = s->cpus;
+}
+
+const struct jifl_perf_info *jifl_session_perf_info(const struct jifl_session *s)
+{
+	return s->perf ? jifl_perf_reader_info(s->perf) : NULL;
 }
 
 size_t jifl_session_nr_queues(const struct jifl_session *s)

@@ -44,6 +44,9 @@ int jifl_session_add_raw(struct jifl_session *s, const char *path, uint64_t from
 			 uint64_t to, uint64_t base, char *msg, size_t len);
 
 /* Warnings found while opening (missing binaries, lost FlowJIT records). */
+/* The perf.data's header and counts of lost data; NULL in raw mode. */
+const struct jifl_perf_info *jifl_session_perf_info(const struct jifl_session *s);
+
 size_t jifl_session_nr_warnings(const struct jifl_session *s);
 const char *jifl_session_warning(const struct jifl_session *s, size_t i);
 

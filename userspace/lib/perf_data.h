@@ -48,6 +48,17 @@ enum jifl_perf_feature {
 	JIFL_PERF_FEAT_EVENT_DESC	= 12,
 	JIFL_PERF_FEAT_PMU_MAPPINGS	= 16,
 	JIFL_PERF_FEAT_AUXTRACE		= 18,
+	JIFL_PERF_FEAT_COMPRESSED	= 27,
+};
+
+/*
+ * A file written to a pipe ("perf record -o -") starts with this header
+ * alone (@size: its own); the attributes, features and build IDs come
+ * as records (PERF_RECORD_HEADER_ATTR, _HEADER_FEATURE, _HEADER_BUILD_ID).
+ */
+struct jifl_perf_pipe_header {
+	uint64_t magic;
+	uint64_t size;
 };
 
 /* header.misc of a BUILD_ID feature entry: the size field is valid. */
@@ -55,11 +66,52 @@ enum jifl_perf_feature {
 
 /* Record types perf adds to the kernel's (PERF_RECORD_USER_TYPE_START on). */
 enum jifl_perf_user_record {
+	JIFL_PERF_RECORD_HEADER_ATTR	= 64,
+	JIFL_PERF_RECORD_HEADER_BUILD_ID	= 67,
 	JIFL_PERF_RECORD_FINISHED_ROUND	= 68,
 	JIFL_PERF_RECORD_AUXTRACE_INFO	= 70,
 	JIFL_PERF_RECORD_AUXTRACE	= 71,
 	JIFL_PERF_RECORD_TIME_CONV	= 79,
+	JIFL_PERF_RECORD_HEADER_FEATURE	= 80,
+	JIFL_PERF_RECORD_COMPRESSED	= 81,
+	JIFL_PERF_RECORD_COMPRESSED2	= 83,
 };
+
+/* PERF_RECORD_HEADER_ATTR: an attribute (attr.size bytes), then its u64 ids. */
+struct jifl_perf_header_attr {
+	struct perf_event_header header;
+	struct perf_event_attr attr;
+};
+
+/* PERF_RECORD_HEADER_FEATURE: a feature section's bytes as a record. */
+struct jifl_perf_header_feature {
+	struct perf_event_header header;
+	uint64_t feat_id;
+	uint8_t data[];
+};
+
+/*
+ * PERF_RECORD_COMPRESSED: zstd output of one stream that runs through
+ * all of them, which decompresses into records ("perf record -z").
+ * header.size need not be a multiple of 8: the records after it may be
+ * unaligned. _COMPRESSED2 pads to 8 bytes and says how many are data.
+ */
+struct jifl_perf_compressed2 {
+	struct perf_event_header header;
+	uint64_t data_size;
+	uint8_t data[];
+};
+
+/* The COMPRESSED feature: what "perf record -z" used. */
+struct jifl_perf_comp_feature {
+	uint32_t version;		/* 0 */
+	uint32_t type;			/* JIFL_PERF_COMP_ZSTD */
+	uint32_t level;
+	uint32_t ratio;
+	uint32_t mmap_len;		/* of a decompressed chunk */
+};
+
+#define JIFL_PERF_COMP_ZSTD	1
 
 /* PERF_RECORD_AUXTRACE_INFO type for Intel PT, and its priv[] indices. */
 #define JIFL_PERF_AUXTRACE_INTEL_PT	1
@@ -183,6 +235,27 @@ struct jifl_perf_build_id_event {
 	uint8_t size;
 	uint8_t reserved[3];
 	char filename[];
+};
+
+/* PERF_RECORD_AUX: the kernel wrote AUX data (flags: PERF_AUX_FLAG_*). */
+struct jifl_perf_aux_event {
+	struct perf_event_header header;
+	uint64_t aux_offset;
+	uint64_t aux_size;
+	uint64_t flags;
+};
+
+/* PERF_RECORD_LOST: @lost records of event @id lost (ring buffer full). */
+struct jifl_perf_lost_event {
+	struct perf_event_header header;
+	uint64_t id;
+	uint64_t lost;
+};
+
+/* PERF_RECORD_LOST_SAMPLES: @lost samples dropped. */
+struct jifl_perf_lost_samples_event {
+	struct perf_event_header header;
+	uint64_t lost;
 };
 
 /* PERF_RECORD_SWITCH_CPU_WIDE; PERF_RECORD_SWITCH is the header alone. */

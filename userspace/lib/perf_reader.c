@@ -2,7 +2,13 @@
 /*
  * perf.data reader. The file is mapped read-only; records are checked
  * one by one against the data section and the file size, and the
- * records a decoder needs are copied out (names point into the map).
+ * records a decoder needs are copied out (names point into the map, or
+ * into blocks the reader keeps: what COMPRESSED records decompress to,
+ * and copies of records that are not 8-byte aligned).
+ *
+ * A file written to a pipe has a header of its own, then records only:
+ * the attributes, features and build IDs among them; it ends where the
+ * file does.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,20 +19,24 @@
 #include <unistd.h>
 
 #include "errcode.h"
+#include "perf_queues.h"
 #include "perf_reader.h"
 #include "perf_sample_id.h"
+#include "perf_zstd.h"
 
-struct aux_buffer {
-	uint32_t idx, tid, cpu;
-	uint64_t offset;		/* in the queue's stream */
-	const uint8_t *data;
-	uint64_t size;
+/* What COMPRESSED records decompressed to, not yet read: a record cut in two. */
+struct unzip {
+	struct jifl_perf_zstd *z;
+	const uint8_t *rest;		/* in the last block */
+	size_t rest_size;
 };
 
 struct jifl_perf_reader {
 	const uint8_t *map;
 	size_t map_size;
 	int have_auxtrace_info;
+	size_t nr_attrs;
+	int tracking;			/* sideband_id is the tracking event's */
 	struct jifl_perf_info info;
 	struct jifl_perf_map *maps;
 	size_t nr_maps;
@@ -34,8 +44,13 @@ struct jifl_perf_reader {
 	size_t nr_tasks;
 	struct jifl_perf_switch_rec *switches;
 	size_t nr_switches;
-	struct aux_buffer *bufs;
+	struct jifl_perf_aux_buffer *bufs;
 	size_t nr_bufs;
+	struct jifl_perf_aux_loss *losses;
+	size_t nr_losses;
+	void **blocks;			/* memory the records read point into */
+	size_t nr_blocks;
+	struct unzip unzip;
 	struct jifl_perf_queue *queues;
 	size_t nr_queues;
 	struct jifl_perf_build_id *bids;
@@ -116,11 +131,56 @@ static int read_first_id(struct jifl_perf_reader *r, const struct jifl_perf_file
 	return 0;
 }
 
-static int read_attrs(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h)
+/*
+ * One event's attribute (@size bytes at @p) and its first id (@id; NULL:
+ * none), from the file header at @off or a HEADER_ATTR record there.
+ */
+static int add_attr(struct jifl_perf_reader *r, const void *p, size_t size,
+		    const uint64_t *id, uint64_t off)
 {
 	struct perf_event_attr attr;
-	uint64_t n, i, off;
-	int err, tracking = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	memcpy(&attr, p, size < sizeof(attr) ? size : sizeof(attr));
+	/* One layout of sample ids for all events, as perf requires. */
+	if (r->nr_attrs && (attr.sample_type != r->info.sample_type ||
+			    attr.sample_id_all != (unsigned int)r->info.sample_id_all))
+		return bad(r, off, -jifl_err_format);
+	r->info.sample_type = attr.sample_type;
+	r->info.sample_id_all = attr.sample_id_all;
+	r->info.use_clockid |= attr.use_clockid;
+	if (attr.type > PERF_TYPE_BREAKPOINT)
+		r->info.pt_config = attr.config;
+	/* The tracking event, else the first: its id marks side-band records. */
+	if (!r->nr_attrs || (!r->tracking && (attr.mmap || attr.mmap2))) {
+		r->tracking = attr.mmap || attr.mmap2;
+		if (id)
+			memcpy(&r->info.sideband_id, id, sizeof(*id));
+	}
+	r->nr_attrs++;
+	return 0;
+}
+
+/* PERF_RECORD_HEADER_ATTR: attr.size bytes of attribute, then its ids. */
+static int read_header_attr(struct jifl_perf_reader *r, const struct perf_event_header *h,
+			    uint64_t off)
+{
+	const struct jifl_perf_header_attr *e = (const void *)h;
+	size_t body = h->size - sizeof(*h), size;
+
+	if (body < PERF_ATTR_SIZE_VER0)
+		return bad(r, off, -jifl_err_format);
+	size = e->attr.size ? e->attr.size : PERF_ATTR_SIZE_VER0;
+	if (size < PERF_ATTR_SIZE_VER0 || size > body)
+		return bad(r, off, -jifl_err_format);
+	return add_attr(r, &e->attr, size, body - size >= sizeof(uint64_t) ?
+			(const uint64_t *)((const uint8_t *)&e->attr + size) : NULL, off);
+}
+
+static int read_attrs(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h)
+{
+	uint64_t n, i, off, id;
+	int err;
 
 	if (h->attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct jifl_perf_section) ||
 	    h->attr_size > 4096 || !h->attrs.size || h->attrs.size % h->attr_size)
@@ -131,26 +191,13 @@ static int read_attrs(struct jifl_perf_reader *r, const struct jifl_perf_file_he
 	n = h->attrs.size / h->attr_size;
 	for (i = 0; i < n; i++) {
 		off = h->attrs.offset + i * h->attr_size;
-		memset(&attr, 0, sizeof(attr));
-		memcpy(&attr, r->map + off,
-		       h->attr_size - sizeof(struct jifl_perf_section) < sizeof(attr) ?
-		       h->attr_size - sizeof(struct jifl_perf_section) : sizeof(attr));
-		/* One layout of sample ids for all events, as perf requires. */
-		if (i && (attr.sample_type != r->info.sample_type ||
-			  attr.sample_id_all != (unsigned int)r->info.sample_id_all))
-			return bad(r, off, -jifl_err_format);
-		r->info.sample_type = attr.sample_type;
-		r->info.sample_id_all = attr.sample_id_all;
-		r->info.use_clockid |= attr.use_clockid;
-		if (attr.type > PERF_TYPE_BREAKPOINT)
-			r->info.pt_config = attr.config;
-		/* The tracking event, else the first: its id marks side-band records. */
-		if (!i || (!tracking && (attr.mmap || attr.mmap2))) {
-			tracking = attr.mmap || attr.mmap2;
-			err = read_first_id(r, h, off, &r->info.sideband_id);
-			if (err)
-				return err;
-		}
+		id = r->info.sideband_id;
+		err = read_first_id(r, h, off, &id);
+		if (!err)
+			err = add_attr(r, r->map + off,
+				       h->attr_size - sizeof(struct jifl_perf_section), &id, off);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -314,28 +361,45 @@ static int read_time_conv(struct jifl_perf_reader *r,
 	return jifl_tsc_conv_valid(&r->info.tc) ? 0 : bad(r, off, -jifl_err_format);
 }
 
-/* Returns the bytes of trace data that follow the record, or an error. */
-static int64_t read_auxtrace(struct jifl_perf_reader *r,
-			     const struct perf_event_header *h, uint64_t off,
-			     uint64_t end)
+/* Keep @p (malloc'd) until the reader closes: records read point into it. */
+static int keep(struct jifl_perf_reader *r, void *p)
 {
-	const struct jifl_perf_auxtrace *e = (const void *)h;
-	struct aux_buffer *b;
+	void **v = array_push(&r->blocks, &r->nr_blocks, sizeof(*v));
 
-	uint64_t size = e->size;
-
-	/* perf pads the trace to 8 bytes, so that the next record is aligned. */
-	if (h->size < sizeof(*e) || size % 8)
-		return bad(r, off, -jifl_err_format);
-	if (size > end - off - h->size) {
-		if (!r->info.unfinished)
-			return bad(r, off, end < r->map_size ? -jifl_err_format :
-				   -jifl_err_truncated);
-		r->info.cut_at = off;
-		size = end - off - h->size;
-		if (!size)
-			return 0;
+	if (!v) {
+		free(p);
+		return -jifl_err_nomem;
 	}
+	*v = p;
+	return 0;
+}
+
+/*
+ * The record at @p, @size bytes, where it can be read in place: there,
+ * if 8-byte aligned, else a copy the reader keeps (records after a
+ * COMPRESSED record or a pipe's HEADER_BUILD_ID are not aligned).
+ */
+static const struct perf_event_header *aligned(struct jifl_perf_reader *r, const uint8_t *p,
+					       size_t size)
+{
+	void *copy;
+
+	if (!((uintptr_t)p % 8))
+		return (const void *)p;
+	copy = malloc(size);
+	if (!copy || keep(r, copy))
+		return NULL;
+	return memcpy(copy, p, size);
+}
+
+/* An AUXTRACE record's buffer: @size bytes of trace at @data. */
+static int add_buffer(struct jifl_perf_reader *r, const struct jifl_perf_auxtrace *e,
+		      const uint8_t *data, uint64_t size)
+{
+	struct jifl_perf_aux_buffer *b;
+
+	if (!size)
+		return 0;
 	b = array_push(&r->bufs, &r->nr_bufs, sizeof(*b));
 	if (!b)
 		return -jifl_err_nomem;
@@ -343,10 +407,123 @@ static int64_t read_auxtrace(struct jifl_perf_reader *r,
 	b->tid = e->tid;
 	b->cpu = e->cpu;
 	b->offset = e->offset;
-	b->data = (const uint8_t *)h + h->size;
+	b->data = data;
 	b->size = size;
-	return size;
+	return 0;
 }
+
+/*
+ * PERF_RECORD_AUX: the kernel's AUX data; its flags say where trace
+ * data was lost (perf's intel-pt reports "lost trace data" there): after
+ * it (TRUNCATED: the trace stopped, the buffer full), or from its start
+ * (COLLISION).
+ */
+static int read_aux(struct jifl_perf_reader *r, const struct perf_event_header *h,
+		    uint64_t off)
+{
+	const struct jifl_perf_aux_event *e = (const void *)h;
+	struct jifl_perf_sample_id sid;
+	struct jifl_perf_aux_loss *l;
+	size_t body;
+
+	record_sample_id(r, h, &body, &sid);
+	if (body < sizeof(*e))
+		return bad(r, off, -jifl_err_format);
+	r->info.aux_records++;
+	r->info.aux_lost += !!(e->flags & PERF_AUX_FLAG_TRUNCATED);
+	r->info.aux_collisions += !!(e->flags & PERF_AUX_FLAG_COLLISION);
+	r->info.aux_partial += !!(e->flags & PERF_AUX_FLAG_PARTIAL);
+	r->info.aux_overwritten += !!(e->flags & PERF_AUX_FLAG_OVERWRITE);
+	if (!(e->flags & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_COLLISION)))
+		return 0;
+	l = array_push(&r->losses, &r->nr_losses, sizeof(*l));
+	if (!l)
+		return -jifl_err_nomem;
+	l->cpu = sid.cpu;
+	l->tid = sid.tid;
+	l->at = e->aux_offset;
+	if (e->flags & PERF_AUX_FLAG_TRUNCATED)
+		l->at += e->aux_size;
+	return 0;
+}
+
+/* PERF_RECORD_LOST and _LOST_SAMPLES: how many the kernel could not write. */
+static int read_lost(struct jifl_perf_reader *r, const struct perf_event_header *h,
+		     uint64_t off)
+{
+	const struct jifl_perf_lost_event *e = (const void *)h;
+	const struct jifl_perf_lost_samples_event *s = (const void *)h;
+
+	if (h->size < (h->type == PERF_RECORD_LOST ? sizeof(*e) : sizeof(*s)))
+		return bad(r, off, -jifl_err_format);
+	if (h->type == PERF_RECORD_LOST_SAMPLES) {
+		r->info.lost_samples += s->lost;
+		return 0;
+	}
+	r->info.lost_records += e->lost;
+	r->info.lost_chunks++;
+	return 0;
+}
+
+/*
+ * A BUILD_ID feature entry or HEADER_BUILD_ID record at @p, @size bytes
+ * at most there (@off: where in the file). Returns its size, or an error.
+ */
+static int64_t add_build_id(struct jifl_perf_reader *r, const uint8_t *p, uint64_t size,
+			    uint64_t off)
+{
+	struct jifl_perf_build_id_event e;
+	struct jifl_perf_build_id *b;
+
+	if (size < sizeof(e))
+		return bad(r, off, -jifl_err_format);
+	memcpy(&e, p, sizeof(e));
+	if (e.header.size <= sizeof(e) || e.header.size > size ||
+	    !memchr(p + sizeof(e), 0, e.header.size - sizeof(e)))
+		return bad(r, off, -jifl_err_format);
+	b = array_push(&r->bids, &r->nr_bids, sizeof(*b));
+	if (!b)
+		return -jifl_err_nomem;
+	b->filename = (const char *)p + sizeof(e);
+	b->pid = e.pid;
+	b->cpumode = e.header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	b->size = e.header.misc & JIFL_PERF_MISC_BUILD_ID_SIZE ? e.size : sizeof(e.data);
+	if (!b->size || b->size > sizeof(e.data))
+		return bad(r, off, -jifl_err_format);
+	memcpy(b->id, e.data, b->size);
+	return e.header.size;
+}
+
+/* The CPUID feature: a u32 length and a '\0'-padded string. */
+static int add_cpuid(struct jifl_perf_reader *r, const uint8_t *p, uint64_t size,
+		     uint64_t off)
+{
+	uint32_t len;
+
+	if (size < sizeof(len))
+		return bad(r, off, -jifl_err_format);
+	memcpy(&len, p, sizeof(len));
+	if (len > size - sizeof(len) || !memchr(p + sizeof(len), 0, len))
+		return bad(r, off, -jifl_err_format);
+	r->info.cpuid = (const char *)p + sizeof(len);
+	return 0;
+}
+
+/* PERF_RECORD_HEADER_FEATURE (of a pipe): the features a file has in sections. */
+static int read_header_feature(struct jifl_perf_reader *r, const struct perf_event_header *h,
+			       uint64_t off)
+{
+	const struct jifl_perf_header_feature *e = (const void *)h;
+
+	if (h->size < sizeof(*e))
+		return bad(r, off, -jifl_err_format);
+	if (e->feat_id == JIFL_PERF_FEAT_CPUID)
+		return add_cpuid(r, e->data, h->size - sizeof(*e), off);
+	return 0;
+}
+
+static int read_compressed(struct jifl_perf_reader *r, const struct perf_event_header *h,
+			   uint64_t off);
 
 static int read_record(struct jifl_perf_reader *r, const struct perf_event_header *h,
 		       uint64_t off)
@@ -362,21 +539,170 @@ static int read_record(struct jifl_perf_reader *r, const struct perf_event_heade
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE:
 		return read_switch(r, h, off);
+	case PERF_RECORD_AUX:
+		return read_aux(r, h, off);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		return read_lost(r, h, off);
 	case JIFL_PERF_RECORD_AUXTRACE_INFO:
 		return read_auxtrace_info(r, h, off);
 	case JIFL_PERF_RECORD_TIME_CONV:
 		return read_time_conv(r, h, off);
+	case JIFL_PERF_RECORD_HEADER_ATTR:
+		return read_header_attr(r, h, off);
+	case JIFL_PERF_RECORD_HEADER_FEATURE:
+		return read_header_feature(r, h, off);
+	case JIFL_PERF_RECORD_HEADER_BUILD_ID: {
+		int64_t n = add_build_id(r, (const uint8_t *)h, h->size, off);
+
+		return n < 0 ? n : 0;
 	}
-	/* Other records (samples, rounds, lost, ...) carry nothing we use. */
+	case JIFL_PERF_RECORD_COMPRESSED:
+	case JIFL_PERF_RECORD_COMPRESSED2:
+		return read_compressed(r, h, off);
+	}
+	/* Other records (samples, rounds, ...) carry nothing we use. */
+	return 0;
+}
+
+/* perf writes these with sizes that are not multiples of 8. */
+static int unaligned_type(uint32_t type)
+{
+	return type == JIFL_PERF_RECORD_COMPRESSED || type == JIFL_PERF_RECORD_HEADER_BUILD_ID;
+}
+
+/*
+ * The record at @p, of which @avail bytes are there (@off: its file
+ * offset, or the COMPRESSED record's it came in). Returns its size with
+ * its trace data, 0 where it runs past @avail, or an error.
+ */
+static int64_t read_one(struct jifl_perf_reader *r, const uint8_t *p, uint64_t avail,
+			uint64_t off)
+{
+	const struct perf_event_header *h;
+	struct jifl_perf_auxtrace e;
+	int err;
+
+	if (avail < sizeof(e.header))
+		return 0;
+	memcpy(&e.header, p, sizeof(e.header));
+	if (e.header.size < sizeof(e.header) ||
+	    (e.header.size % 8 && !unaligned_type(e.header.type)))
+		return bad(r, off, -jifl_err_format);
+	if (e.header.size > avail)
+		return 0;
+	if (e.header.type == JIFL_PERF_RECORD_AUXTRACE) {
+		/* perf pads the trace to 8 bytes, so that the next record is aligned. */
+		if (e.header.size < sizeof(e))
+			return bad(r, off, -jifl_err_format);
+		memcpy(&e, p, sizeof(e));
+		if (e.size % 8)
+			return bad(r, off, -jifl_err_format);
+		if (e.size > avail - e.header.size)
+			return 0;
+		err = add_buffer(r, &e, p + e.header.size, e.size);
+		return err ? err : (int64_t)(e.header.size + e.size);
+	}
+	h = aligned(r, p, e.header.size);
+	if (!h)
+		return -jifl_err_nomem;
+	err = read_record(r, h, off);
+	return err ? err : e.header.size;
+}
+
+/*
+ * A COMPRESSED record: its data decompresses into a block of records,
+ * after what the last one left (a record cut in two), which are read
+ * then; what this one leaves, the next one completes.
+ */
+static int read_compressed(struct jifl_perf_reader *r, const struct perf_event_header *h,
+			   uint64_t off)
+{
+	const struct jifl_perf_compressed2 *c2 = (const void *)h;
+	const uint8_t *src = (const uint8_t *)h + sizeof(*h);
+	size_t size = h->size - sizeof(*h), len, done = 0;
+	struct unzip *u = &r->unzip;
+	uint8_t *block;
+	int64_t n;
+	int err;
+
+	if (h->type == JIFL_PERF_RECORD_COMPRESSED2) {
+		if (h->size < sizeof(*c2) || c2->data_size > h->size - sizeof(*c2))
+			return bad(r, off, -jifl_err_format);
+		src = c2->data;
+		size = c2->data_size;
+	}
+	if (!u->z && jifl_perf_zstd_new(&u->z, 0))
+		return -jifl_err_nomem;
+	len = u->rest_size;
+	block = malloc(len ? len : 1);
+	if (!block || keep(r, block))
+		return -jifl_err_nomem;
+	if (len)
+		memcpy(block, u->rest, len);
+	/* The block moves as it grows: kept only once it has all it will have. */
+	r->blocks[r->nr_blocks - 1] = NULL;
+	err = jifl_perf_zstd_decompress(u->z, src, size, &block, &len);
+	r->blocks[r->nr_blocks - 1] = block;
+	if (err)
+		return bad(r, off, err);
+	while ((n = read_one(r, block + done, len - done, off)) > 0)
+		done += n;
+	if (n < 0)
+		return n;
+	u->rest = block + done;
+	u->rest_size = len - done;
+	r->info.compressed++;
+	return 0;
+}
+
+/*
+ * The trace data of the AUXTRACE record at @p that the end of the data
+ * at @avail bytes from it cut off, as far as it goes.
+ */
+static int add_cut_buffer(struct jifl_perf_reader *r, const uint8_t *p, uint64_t avail)
+{
+	struct jifl_perf_auxtrace e;
+
+	if (avail < sizeof(e))
+		return 0;
+	memcpy(&e, p, sizeof(e));
+	if (e.header.type != JIFL_PERF_RECORD_AUXTRACE || e.header.size != sizeof(e))
+		return 0;
+	return add_buffer(r, &e, p + sizeof(e), avail - sizeof(e));
+}
+
+/*
+ * The records from @off to @end. Where @to_eof, the data runs to the
+ * end of the file, where the last record may be cut off: read as far
+ * as it goes.
+ */
+static int read_records(struct jifl_perf_reader *r, uint64_t off, uint64_t end, int to_eof)
+{
+	int64_t n;
+
+	while (off < end) {
+		n = read_one(r, r->map + off, end - off, off);
+		if (n < 0)
+			return n;
+		if (!n && to_eof) {
+			r->info.cut_at = off;
+			return add_cut_buffer(r, r->map + off, end - off);
+		}
+		if (!n)
+			return bad(r, off, end < r->map_size ? -jifl_err_format :
+				   -jifl_err_truncated);
+		off += n;
+	}
+	/* A record cut in two by the end of the compressed data. */
+	if (r->unzip.rest_size && !to_eof)
+		return bad(r, end, -jifl_err_format);
 	return 0;
 }
 
 static int read_data(struct jifl_perf_reader *r, const struct jifl_perf_file_header *fh)
 {
-	const struct perf_event_header *h;
-	uint64_t off = fh->data.offset, end;
-	int64_t extra;
-	int err;
+	uint64_t off = fh->data.offset;
 
 	if (off > r->map_size)
 		return bad(r, off, -jifl_err_truncated);
@@ -385,7 +711,6 @@ static int read_data(struct jifl_perf_reader *r, const struct jifl_perf_file_hea
 		return bad(r, off, -jifl_err_format);
 	if (fh->data.size > r->map_size - off)
 		return bad(r, r->map_size, -jifl_err_truncated);
-	end = off + fh->data.size;
 	/*
 	 * perf writes the data size when it finishes the file: a recorder
 	 * that was killed leaves 0. Its records run to the end of the
@@ -393,31 +718,9 @@ static int read_data(struct jifl_perf_reader *r, const struct jifl_perf_file_hea
 	 */
 	if (!fh->data.size) {
 		r->info.unfinished = 1;
-		end = r->map_size;
+		return read_records(r, off, r->map_size, 1);
 	}
-	while (off < end) {
-		h = (const void *)(r->map + off);
-		if (r->info.unfinished && (end - off < sizeof(*h) || h->size > end - off)) {
-			r->info.cut_at = off;
-			break;
-		}
-		if (end - off < sizeof(*h))
-			return bad(r, off, -jifl_err_format);
-		if (h->size < sizeof(*h) || h->size % 8 || h->size > end - off)
-			return bad(r, off, -jifl_err_format);
-		if (h->type == JIFL_PERF_RECORD_AUXTRACE) {
-			extra = read_auxtrace(r, h, off, end);
-			if (extra < 0)
-				return extra;
-		} else {
-			extra = 0;
-			err = read_record(r, h, off);
-			if (err)
-				return err;
-		}
-		off += h->size + extra;
-	}
-	return 0;
+	return read_records(r, off, off + fh->data.size, 0);
 }
 
 /*
@@ -446,43 +749,20 @@ static int feature_section(struct jifl_perf_reader *r, const struct jifl_perf_fi
 
 static int read_build_ids(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h)
 {
-	struct jifl_perf_build_id_event e;
 	struct jifl_perf_section sec;
-	struct jifl_perf_build_id *b;
 	uint64_t off, end;
+	int64_t n;
 	int ret;
 
 	ret = feature_section(r, h, JIFL_PERF_FEAT_BUILD_ID, &sec);
 	if (ret <= 0)
 		return ret;
-	for (off = sec.offset, end = sec.offset + sec.size; off < end; off += e.header.size) {
-		if (end - off < sizeof(e))
-			return bad(r, off, -jifl_err_format);
-		memcpy(&e, r->map + off, sizeof(e));
-		if (e.header.size <= sizeof(e) || e.header.size > end - off ||
-		    !memchr(r->map + off + sizeof(e), 0, e.header.size - sizeof(e)))
-			return bad(r, off, -jifl_err_format);
-		b = array_push(&r->bids, &r->nr_bids, sizeof(*b));
-		if (!b)
-			return -jifl_err_nomem;
-		b->filename = (const char *)r->map + off + sizeof(e);
-		b->pid = e.pid;
-		b->cpumode = e.header.misc & PERF_RECORD_MISC_CPUMODE_MASK;
-		b->size = e.header.misc & JIFL_PERF_MISC_BUILD_ID_SIZE ? e.size : sizeof(e.data);
-		if (!b->size || b->size > sizeof(e.data))
-			return bad(r, off, -jifl_err_format);
-		memcpy(b->id, e.data, b->size);
+	for (off = sec.offset, end = sec.offset + sec.size; off < end; off += n) {
+		n = add_build_id(r, r->map + off, end - off, off);
+		if (n < 0)
+			return n;
 	}
 	return 0;
-}
-
-static int buf_cmp(const void *a, const void *b)
-{
-	const struct aux_buffer *x = a, *y = b;
-
-	if (x->idx != y->idx)
-		return x->idx < y->idx ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
 static uint32_t tid_pid(const struct jifl_perf_reader *r, uint32_t tid)
@@ -495,65 +775,35 @@ static uint32_t tid_pid(const struct jifl_perf_reader *r, uint32_t tid)
 	return tid;
 }
 
-/* Join each queue's buffers into one stream, in offset order. */
+/* Each queue's buffers joined, with the gaps where data was lost. */
 static int make_queues(struct jifl_perf_reader *r)
 {
-	struct jifl_perf_queue *q = NULL;
-	uint8_t *data;
 	size_t i;
+	int err;
 
-	if (r->nr_bufs)
-		qsort(r->bufs, r->nr_bufs, sizeof(*r->bufs), buf_cmp);
-	for (i = 0; i < r->nr_bufs; i++) {
-		const struct aux_buffer *b = &r->bufs[i];
-
-		if (!q || q->idx != b->idx) {
-			q = array_push(&r->queues, &r->nr_queues, sizeof(*q));
-			if (!q)
-				return -jifl_err_nomem;
-			q->idx = b->idx;
-			q->tid = b->tid;
-			q->pid = tid_pid(r, b->tid);
-			q->cpu = b->cpu;
-		} else if (b->offset != r->bufs[i - 1].offset + r->bufs[i - 1].size) {
-			/* Not where the previous one ended: trace data was lost. */
-			uint64_t *at = realloc((void *)q->gap_at, (q->gaps + 1) * sizeof(*at));
-
-			if (!at)
-				return -jifl_err_nomem;
-			at[q->gaps++] = q->size;
-			q->gap_at = at;
-		}
-		if (b->size > SIZE_MAX - q->size)
-			return -jifl_err_nomem;
-		data = realloc((void *)q->data, q->size + b->size);
-		if (!data && q->size + b->size)
-			return -jifl_err_nomem;
-		memcpy(data + q->size, b->data, b->size);
-		q->data = data;
-		q->size += b->size;
-		q->nr_buffers++;
-	}
-	return 0;
+	err = jifl_perf_queues_make(&r->queues, &r->nr_queues, r->bufs, r->nr_bufs,
+				    r->losses, r->nr_losses, r->info.per_cpu_mmaps);
+	for (i = 0; !err && i < r->nr_queues; i++)
+		r->queues[i].pid = tid_pid(r, r->queues[i].tid);
+	return err;
 }
 
-/* The CPUID feature: a u32 length and a '\0'-padded string. */
 static int read_cpuid(struct jifl_perf_reader *r, const struct jifl_perf_file_header *h)
 {
 	struct jifl_perf_section sec;
-	uint32_t len;
 	int ret;
 
 	ret = feature_section(r, h, JIFL_PERF_FEAT_CPUID, &sec);
 	if (ret <= 0)
 		return ret;
-	if (sec.size < sizeof(len))
-		return bad(r, sec.offset, -jifl_err_format);
-	memcpy(&len, r->map + sec.offset, sizeof(len));
-	if (len > sec.size - sizeof(len) || !memchr(r->map + sec.offset + sizeof(len), 0, len))
-		return bad(r, sec.offset, -jifl_err_format);
-	r->info.cpuid = (const char *)r->map + sec.offset + sizeof(len);
-	return 0;
+	return add_cpuid(r, r->map + sec.offset, sec.size, sec.offset);
+}
+
+/* A file written to a pipe: its header, then records to the end of the file. */
+static int read_pipe(struct jifl_perf_reader *r)
+{
+	r->info.pipe = 1;
+	return read_records(r, sizeof(struct jifl_perf_pipe_header), r->map_size, 1);
 }
 
 static int read_file(struct jifl_perf_reader *r)
@@ -564,6 +814,13 @@ static int read_file(struct jifl_perf_reader *r)
 	if (r->map_size < sizeof(h->magic) || h->magic != JIFL_PERF_MAGIC)
 		return bad(r, 0, __builtin_bswap64(JIFL_PERF_MAGIC) == h->magic ?
 			   -jifl_err_nosupp : -jifl_err_format);
+	if (r->map_size >= sizeof(struct jifl_perf_pipe_header) &&
+	    h->size == sizeof(struct jifl_perf_pipe_header)) {
+		err = read_pipe(r);
+		if (!err && !r->have_auxtrace_info)
+			err = bad(r, sizeof(struct jifl_perf_pipe_header), -jifl_err_nosupp);
+		return err ? err : make_queues(r);
+	}
 	if (r->map_size < sizeof(*h))
 		return bad(r, 0, -jifl_err_truncated);
 	if (h->size != sizeof(*h))
@@ -707,12 +964,13 @@ void jifl_perf_reader_close(struct jifl_perf_reader *r)
 
 	if (!r)
 		return;
-	for (i = 0; i < r->nr_queues; i++) {
-		free((void *)r->queues[i].data);
-		free((void *)r->queues[i].gap_at);
-	}
-	free(r->queues);
+	jifl_perf_queues_free(r->queues, r->nr_queues);
 	free(r->bufs);
+	free(r->losses);
+	for (i = 0; i < r->nr_blocks; i++)
+		free(r->blocks[i]);
+	free(r->blocks);
+	jifl_perf_zstd_free(r->unzip.z);
 	free(r->tasks);
 	free(r->switches);
 	free(r->maps);

@@ -12,6 +12,11 @@
  * corrupted file gives an error and a byte offset, never a bad read. A
  * file the recorder did not finish (data size 0 in the header) is read
  * up to its end (struct jifl_perf_info, @unfinished).
+ *
+ * Files written to a pipe ("perf record -o -") and compressed ones
+ * ("perf record -z", PERF_RECORD_COMPRESSED and _COMPRESSED2) are read
+ * as perf reads them. What the recording lost is counted (struct
+ * jifl_perf_info), and where the trace lost data, its queue has a gap.
  */
 #ifndef JIFL_PERF_READER_H
 #define JIFL_PERF_READER_H
@@ -70,6 +75,21 @@ struct jifl_perf_info {
 	 */
 	int per_cpu_mmaps;
 	uint32_t have_sched_switch;
+	/*
+	 * What the recording lost, for the user to be told. PERF_RECORD_AUX
+	 * records (@aux_records) with the PERF_AUX_FLAG_ TRUNCATED flag
+	 * (@aux_lost: the trace stopped at its end, a gap in its queue
+	 * there), COLLISION (@aux_collisions: data lost in it, a gap at its
+	 * start), PARTIAL (@aux_partial) and OVERWRITE (@aux_overwritten:
+	 * a snapshot's older data overwritten); PERF_RECORD_LOST
+	 * (@lost_chunks of them, @lost_records records lost in all) and
+	 * _LOST_SAMPLES (@lost_samples).
+	 */
+	uint64_t aux_records, aux_lost, aux_collisions, aux_partial, aux_overwritten;
+	uint64_t lost_records, lost_chunks, lost_samples;
+	/* Written to a pipe; COMPRESSED records read. */
+	int pipe;
+	uint64_t compressed;
 };
 
 /* A side-band record, with its time (perf time, ns; 0 if none). */
@@ -111,8 +131,13 @@ struct jifl_perf_queue {
 	const uint8_t *data;
 	size_t size;
 	uint32_t nr_buffers;
-	uint32_t gaps;			/* buffers that did not follow the previous one */
-	const uint64_t *gap_at;		/* where in @data each of those starts */
+	/*
+	 * Where trace data was lost: where a buffer does not follow the
+	 * previous one, or an AUX record's flags say so (perf_queues.h);
+	 * @gaps offsets in @data, ascending, each once, none at either end.
+	 */
+	uint32_t gaps;
+	const uint64_t *gap_at;
 };
 
 /*

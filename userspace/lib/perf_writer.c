@@ -7,7 +7,13 @@
  *
  * The header is written twice: once at open (so a crash leaves a file
  * whose size says what is missing) and again at close with the data and
- * feature sizes.
+ * feature sizes. To a pipe, perf writes its own header, then the
+ * attributes and features as records at open, the build IDs as records
+ * at close, and never seeks.
+ *
+ * Compressed, the kernel's records are kept until an AUXTRACE record,
+ * a round or the end, then go out compressed as one or more COMPRESSED
+ * records (perf compresses what it read of a ring buffer at once).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +29,18 @@
 #include "perf_cpuid.h"
 #include "perf_data.h"
 #include "perf_writer.h"
+#include "perf_zstd.h"
 
 #define WRITER_BUF_SIZE	(1 << 20)
+/*
+ * Compressed bytes in one COMPRESSED record: its size must fit in a u16.
+ * Records held until they are this many bytes, so that each COMPRESSED
+ * record decompresses into what perf allows for one (COMP_MMAP_LEN, its
+ * default ring buffer's size).
+ */
+#define HELD_MAX	(256 << 10)
+#define COMP_MMAP_LEN	(129 << 12)
+#define COMPRESSED_MAX	(0xfff8 - sizeof(struct jifl_perf_compressed2))
 
 /* The events: EV_SWITCH only in a per-CPU session with CPU-wide switches. */
 enum { EV_PT, EV_DUMMY, EV_SWITCH, EV_MAX };
@@ -59,6 +75,9 @@ struct jifl_perf_writer {
 	size_t index_nr, index_cap;
 	struct build_id_entry *bids;
 	size_t nr_bids;
+	struct jifl_perf_zstd *zstd;	/* compressing: the stream */
+	uint8_t *held;			/* the records not yet compressed */
+	size_t held_len, held_cap;
 };
 
 static int writer_flush(struct jifl_perf_writer *w)
@@ -192,6 +211,67 @@ static uint64_t writer_time(const struct jifl_perf_writer *w, uint64_t tsc)
 	return jifl_tsc_conv_to_time(&w->cfg.tc, tsc);
 }
 
+/* One COMPRESSED (or _COMPRESSED2, padded to 8 bytes) record of @n bytes. */
+static int writer_put_compressed(struct jifl_perf_writer *w, const uint8_t *data, size_t n)
+{
+	struct jifl_perf_compressed2 c = { { JIFL_PERF_RECORD_COMPRESSED, 0, 0 }, n };
+	size_t head = sizeof(c.header), pad = 0;
+	int err;
+
+	if (w->cfg.compressed2) {
+		c.header.type = JIFL_PERF_RECORD_COMPRESSED2;
+		head = sizeof(c);
+		pad = (8 - (n & 7)) & 7;
+	}
+	c.header.size = head + n + pad;
+	err = writer_put(w, &c, head);
+	if (!err)
+		err = writer_put(w, data, n);
+	if (!err)
+		err = writer_put_zero(w, pad);
+	return err;
+}
+
+/* The records held, compressed into as many COMPRESSED records as they need. */
+static int writer_put_held(struct jifl_perf_writer *w)
+{
+	uint8_t *out = NULL;
+	size_t len = 0, off, n;
+	int err;
+
+	if (!w->held_len)
+		return 0;
+	err = jifl_perf_zstd_compress(w->zstd, w->held, w->held_len, &out, &len);
+	for (off = 0; !err && off < len; off += n) {
+		n = len - off < COMPRESSED_MAX ? len - off : COMPRESSED_MAX;
+		err = writer_put_compressed(w, out + off, n);
+	}
+	free(out);
+	w->held_len = 0;
+	return err;
+}
+
+/* Keep a record and its trailer @sid for the next COMPRESSED record. */
+static int writer_hold(struct jifl_perf_writer *w, const void *rec, size_t size,
+		       const struct jifl_perf_sample_id *sid)
+{
+	size_t need = w->held_len + size + sizeof(*sid);
+
+	if (need > w->held_cap) {
+		size_t cap = need > 2 * w->held_cap ? need : 2 * w->held_cap;
+		uint8_t *p = realloc(w->held, cap);
+
+		if (!p)
+			return -jifl_err_nomem;
+		w->held = p;
+		w->held_cap = cap;
+	}
+	memcpy(w->held + w->held_len, rec, size);
+	memcpy(w->held + w->held_len + size, sid, sizeof(*sid));
+	w->held_len = need;
+	return w->held_len >= HELD_MAX ? writer_put_held(w) : 0;
+}
+
 /* Put a record of @size bytes followed by the sample_id_all trailer. */
 static int writer_put_record(struct jifl_perf_writer *w, void *rec, size_t size,
 			     int ev, uint32_t pid, uint32_t tid, uint64_t tsc)
@@ -208,6 +288,8 @@ static int writer_put_record(struct jifl_perf_writer *w, void *rec, size_t size,
 	sid.res = 0;
 	sid.id = w->ids[ev];
 	hdr->size = size + sizeof(sid);
+	if (w->zstd)
+		return writer_hold(w, rec, size, &sid);
 	err = writer_put(w, rec, size);
 	if (err)
 		return err;
@@ -260,6 +342,47 @@ static int writer_put_time_conv(struct jifl_perf_writer *w)
 	return writer_put(w, &tc, sizeof(tc));
 }
 
+/* Each event's attribute and id as a HEADER_ATTR record (to a pipe). */
+static int writer_put_attr_records(struct jifl_perf_writer *w)
+{
+	struct jifl_perf_header_attr a;
+	int i, err = 0;
+
+	for (i = 0; i < w->nr_ev && !err; i++) {
+		a.header.type = JIFL_PERF_RECORD_HEADER_ATTR;
+		a.header.misc = 0;
+		a.header.size = sizeof(a) + sizeof(w->ids[i]);
+		a.attr = w->attrs[i].attr;
+		err = writer_put(w, &a, sizeof(a));
+		if (!err)
+			err = writer_put(w, &w->ids[i], sizeof(w->ids[i]));
+	}
+	return err;
+}
+
+static int writer_put_feature_records(struct jifl_perf_writer *w);
+
+/* The start of the file: perf's header, or a pipe's and its records. */
+static int writer_start(struct jifl_perf_writer *w)
+{
+	struct jifl_perf_pipe_header ph = { JIFL_PERF_MAGIC, sizeof(ph) };
+	int err;
+
+	if (w->cfg.pipe) {
+		err = writer_put(w, &ph, sizeof(ph));
+		if (!err)
+			err = writer_put_attr_records(w);
+		return err ? err : writer_put_feature_records(w);
+	}
+	w->data_offset = sizeof(struct jifl_perf_file_header) +
+			 w->nr_ev * (sizeof(w->ids[0]) + sizeof(w->attrs[0]));
+	err = writer_put_header(w, 0, NULL);
+	if (err)
+		return err;
+	w->pos = w->data_offset;
+	return lseek(w->fd, w->pos, SEEK_SET) < 0 ? -jifl_err_io : 0;
+}
+
 int jifl_perf_writer_open(struct jifl_perf_writer **pw, const char *path,
 			  const struct jifl_perf_writer_config *cfg)
 {
@@ -283,17 +406,11 @@ int jifl_perf_writer_open(struct jifl_perf_writer **pw, const char *path,
 		goto out_free;
 	}
 	writer_init_attrs(w);
-	w->data_offset = sizeof(struct jifl_perf_file_header) +
-			 w->nr_ev * (sizeof(w->ids[0]) + sizeof(w->attrs[0]));
-	err = writer_put_header(w, 0, NULL);
-	if (err)
-		goto out_free;
-	w->pos = w->data_offset;
-	if (lseek(w->fd, w->pos, SEEK_SET) < 0) {
-		err = -jifl_err_io;
-		goto out_free;
-	}
-	err = writer_put_time_conv(w);
+	err = cfg->compress > 0 ? jifl_perf_zstd_new(&w->zstd, cfg->compress) : 0;
+	if (!err)
+		err = writer_start(w);
+	if (!err)
+		err = writer_put_time_conv(w);
 	if (!err)
 		err = writer_put_auxtrace_info(w);
 	if (err)
@@ -429,6 +546,10 @@ int jifl_perf_writer_auxtrace_cpu(struct jifl_perf_writer *w, uint32_t idx,
 	size_t pad = (8 - (size & 7)) & 7;
 	int err;
 
+	/* The kernel's records read before this trace come first. */
+	err = writer_put_held(w);
+	if (err)
+		return err;
 	if (idx >= w->nr_queues) {
 		uint64_t *p = realloc(w->aux_offset, (idx + 1) * sizeof(*p));
 
@@ -477,12 +598,41 @@ int jifl_perf_writer_aux_lost(struct jifl_perf_writer *w, uint32_t idx, uint64_t
 	return 0;
 }
 
+uint64_t jifl_perf_writer_aux_offset(const struct jifl_perf_writer *w, uint32_t idx)
+{
+	return idx < w->nr_queues ? w->aux_offset[idx] : 0;
+}
+
+int jifl_perf_writer_aux(struct jifl_perf_writer *w, uint32_t pid, uint32_t tid,
+			 uint64_t offset, uint64_t size, uint64_t flags, uint64_t tsc)
+{
+	struct jifl_perf_aux_event rec = { { PERF_RECORD_AUX, 0, 0 }, offset, size, flags };
+
+	return writer_put_record(w, &rec, sizeof(rec), EV_PT, pid, tid, tsc);
+}
+
+/* As the kernel writes them: the sample id of the task that lost them. */
+int jifl_perf_writer_lost(struct jifl_perf_writer *w, uint64_t lost, uint64_t tsc)
+{
+	struct jifl_perf_lost_event rec = { { PERF_RECORD_LOST, 0, 0 }, w->ids[EV_DUMMY], lost };
+
+	return writer_put_record(w, &rec, sizeof(rec), EV_DUMMY, 0, 0, tsc);
+}
+
+int jifl_perf_writer_lost_samples(struct jifl_perf_writer *w, uint64_t lost, uint64_t tsc)
+{
+	struct jifl_perf_lost_samples_event rec = { { PERF_RECORD_LOST_SAMPLES, 0, 0 }, lost };
+
+	return writer_put_record(w, &rec, sizeof(rec), EV_PT, 0, 0, tsc);
+}
+
 int jifl_perf_writer_round(struct jifl_perf_writer *w)
 {
 	struct perf_event_header h = { JIFL_PERF_RECORD_FINISHED_ROUND, 0,
 				       sizeof(h) };
+	int err = writer_put_held(w);
 
-	return writer_put(w, &h, sizeof(h));
+	return err ? err : writer_put(w, &h, sizeof(h));
 }
 
 void jifl_perf_writer_free(struct jifl_perf_writer *w)
@@ -497,6 +647,8 @@ void jifl_perf_writer_free(struct jifl_perf_writer *w)
 	while (w->nr_bids)
 		free(w->bids[--w->nr_bids].filename);
 	free(w->bids);
+	free(w->held);
+	jifl_perf_zstd_free(w->zstd);
 	free(w);
 }
 
@@ -552,6 +704,8 @@ static int feat_build_id(struct jifl_perf_writer *w)
 		len = strlen(w->bids[i].filename) + 1;
 		len = (len + JIFL_PERF_NAME_ALIGN - 1) & ~(size_t)(JIFL_PERF_NAME_ALIGN - 1);
 		memset(&b, 0, sizeof(b));
+		/* A record of its own to a pipe (perf does not pad it to 8 bytes). */
+		b.header.type = w->cfg.pipe ? JIFL_PERF_RECORD_HEADER_BUILD_ID : 0;
 		b.header.misc = PERF_RECORD_MISC_USER | JIFL_PERF_MISC_BUILD_ID_SIZE;
 		b.header.size = sizeof(b) + len;
 		b.pid = -1;	/* the host machine */
@@ -643,6 +797,17 @@ static int feat_pmu_mappings(struct jifl_perf_writer *w)
 	return err;
 }
 
+/* What "perf record -z" says of its compression (perf's defaults). */
+static int feat_compressed(struct jifl_perf_writer *w)
+{
+	struct jifl_perf_comp_feature c = {
+		.type = JIFL_PERF_COMP_ZSTD, .level = w->cfg.compress, .ratio = 1,
+		.mmap_len = COMP_MMAP_LEN,
+	};
+
+	return writer_put(w, &c, sizeof(c));
+}
+
 static int feat_auxtrace(struct jifl_perf_writer *w)
 {
 	uint64_t nr = w->index_nr;
@@ -666,9 +831,49 @@ static const struct {
 	{ JIFL_PERF_FEAT_EVENT_DESC, feat_event_desc },
 	{ JIFL_PERF_FEAT_PMU_MAPPINGS, feat_pmu_mappings },
 	{ JIFL_PERF_FEAT_AUXTRACE, feat_auxtrace },
+	{ JIFL_PERF_FEAT_COMPRESSED, feat_compressed },
 };
 
 #define NR_FEATURES (sizeof(features) / sizeof(features[0]))
+
+/*
+ * The features of this file: COMPRESSED only when compressed; to a pipe,
+ * none that only the end knows (build IDs go as records, and a pipe has
+ * no AUXTRACE index).
+ */
+static int feature_wanted(const struct jifl_perf_writer *w, int bit)
+{
+	if (bit == JIFL_PERF_FEAT_COMPRESSED)
+		return !!w->zstd;
+	return !w->cfg.pipe || (bit != JIFL_PERF_FEAT_BUILD_ID && bit != JIFL_PERF_FEAT_AUXTRACE);
+}
+
+/* To a pipe: each feature as a HEADER_FEATURE record, padded to 8 bytes. */
+static int writer_put_feature_records(struct jifl_perf_writer *w)
+{
+	struct jifl_perf_header_feature f = { { JIFL_PERF_RECORD_HEADER_FEATURE, 0, 0 }, 0 };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < NR_FEATURES && !err; i++) {
+		if (!feature_wanted(w, features[i].bit))
+			continue;
+		/* The record starts the buffer, whose bytes its size then counts. */
+		err = writer_flush(w);
+		f.feat_id = features[i].bit;
+		if (!err)
+			err = writer_put(w, &f, sizeof(f));
+		if (!err)
+			err = features[i].put(w);
+		if (!err)
+			err = writer_put_zero(w, (8 - (w->len & 7)) & 7);
+		if (!err && w->len > 0xffff)
+			err = -jifl_err_internal;
+		if (!err)
+			((struct perf_event_header *)w->buf)->size = w->len;
+	}
+	return err;
+}
 
 /*
  * Feature data follows the data section: a table of one section per set
@@ -678,19 +883,24 @@ static int writer_put_features(struct jifl_perf_writer *w, uint64_t *bits)
 {
 	struct jifl_perf_section sec[NR_FEATURES];
 	uint64_t table = w->pos;
-	size_t i;
+	size_t i, n = 0;
 	int err;
 
-	err = writer_put_zero(w, sizeof(sec));
-	for (i = 0; i < NR_FEATURES && !err; i++) {
-		sec[i].offset = w->pos;
+	for (i = 0; i < NR_FEATURES; i++)
+		n += feature_wanted(w, features[i].bit);
+	err = writer_put_zero(w, n * sizeof(sec[0]));
+	for (i = 0, n = 0; i < NR_FEATURES && !err; i++) {
+		if (!feature_wanted(w, features[i].bit))
+			continue;
+		sec[n].offset = w->pos;
 		err = features[i].put(w);
-		sec[i].size = w->pos - sec[i].offset;
+		sec[n].size = w->pos - sec[n].offset;
+		n++;
 		bits[features[i].bit / 64] |= 1ULL << (features[i].bit % 64);
 	}
 	if (!err)
 		err = writer_flush(w);
-	if (!err && pwrite(w->fd, sec, sizeof(sec), table) != sizeof(sec))
+	if (!err && pwrite(w->fd, sec, n * sizeof(sec[0]), table) != (ssize_t)(n * sizeof(sec[0])))
 		err = -jifl_err_io;
 	return err;
 }
@@ -701,11 +911,15 @@ int jifl_perf_writer_close(struct jifl_perf_writer *w)
 	uint64_t data_size;
 	int err;
 
-	err = writer_flush(w);
+	err = writer_put_held(w);
+	if (!err && w->cfg.pipe)
+		err = feat_build_id(w);
+	if (!err)
+		err = writer_flush(w);
 	data_size = w->pos - w->data_offset;
-	if (!err)
+	if (!err && !w->cfg.pipe)
 		err = writer_put_features(w, bits);
-	if (!err)
+	if (!err && !w->cfg.pipe)
 		err = writer_put_header(w, data_size, bits);
 	if (!err && close(w->fd))
 		err = -jifl_err_io;

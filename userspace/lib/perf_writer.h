@@ -7,7 +7,8 @@
  * and TIME_CONV records, side-band records (COMM, MMAP2, FORK,
  * ITRACE_START, SWITCH, EXIT) and AUXTRACE records holding the packets,
  * then the feature sections perf's Intel PT decoder uses (including the
- * AUXTRACE index).
+ * AUXTRACE index). Also records of lost data (AUX flags, LOST), and the
+ * file as "perf record -z" compresses it or "-o -" writes it to a pipe.
  *
  * All times are given as TSC values and converted with the configured
  * struct jifl_tsc_conv, as the kernel converts its own time stamps.
@@ -39,6 +40,17 @@ struct jifl_perf_writer_config {
 	 */
 	uint32_t nr_cpus;
 	enum jifl_intel_pt_sched_switch sched_switch;
+	/*
+	 * @pipe: the file as "perf record -o -" writes it to a pipe (a pipe
+	 * header, then attributes, features and build IDs as records;
+	 * nothing rewritten at close). @compress: the kernel's records
+	 * (side-band, AUX, LOST) in PERF_RECORD_COMPRESSED records of one
+	 * zstd stream at this level, as "perf record -z" writes them (0:
+	 * none); @compressed2: as PERF_RECORD_COMPRESSED2 (perf 6.16 on).
+	 */
+	int pipe;
+	int compress;
+	int compressed2;
 };
 
 /* Create @path and write its header; returns 0 or -jifl_error_code. */
@@ -81,6 +93,24 @@ int jifl_perf_writer_auxtrace_cpu(struct jifl_perf_writer *w, uint32_t idx,
  * follow the previous one. Returns 0 or -jifl_err_invalid.
  */
 int jifl_perf_writer_aux_lost(struct jifl_perf_writer *w, uint32_t idx, uint64_t bytes);
+
+/* Bytes of queue @idx's trace so far (its next AUXTRACE buffer's offset). */
+uint64_t jifl_perf_writer_aux_offset(const struct jifl_perf_writer *w, uint32_t idx);
+
+/*
+ * PERF_RECORD_AUX of the intel_pt event of thread @pid/@tid (on the CPU
+ * jifl_perf_writer_set_cpu() named): the kernel wrote @size bytes at
+ * @offset of the AUX area, with PERF_AUX_FLAG_* @flags (TRUNCATED: the
+ * trace stopped there, the buffer being full).
+ */
+int jifl_perf_writer_aux(struct jifl_perf_writer *w, uint32_t pid, uint32_t tid,
+			 uint64_t offset, uint64_t size, uint64_t flags, uint64_t tsc);
+
+/* PERF_RECORD_LOST: @lost records of the side-band lost. */
+int jifl_perf_writer_lost(struct jifl_perf_writer *w, uint64_t lost, uint64_t tsc);
+
+/* PERF_RECORD_LOST_SAMPLES: @lost samples lost. */
+int jifl_perf_writer_lost_samples(struct jifl_perf_writer *w, uint64_t lost, uint64_t tsc);
 
 /* The build ID of a DSO @filename (once per name), for the BUILD_ID feature. */
 int jifl_perf_writer_build_id(struct jifl_perf_writer *w, const char *filename,
