@@ -14,7 +14,8 @@
  * block branches to two short blocks that return, from six call sites
  * each. A call of native code that only returns ("native N") returns
  * straight into the cache, with no lookup. "probe ret" puts a kprobe on
- * the return address of the first leaf's call.
+ * the return address of the first leaf's call, "probe side" one on the
+ * return a side of the second leaf's branch leads to.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -265,6 +266,38 @@ TEST_F(leaf, kprobe_on_a_return_address_sees_every_return)
 	hits = leaf_hits();
 	EXPECT_EQ(0, leaf_calls(2, 1000));
 	EXPECT_EQ(hits, leaf_hits());
+}
+
+/*
+ * A side of a copied leaf's branch that is a return gets its own return
+ * in the copy, though the return lies outside the block the copy was
+ * made from: a kprobe registered on that return while copies exist
+ * must make them stale all the same, and see every return that it sees
+ * natively (the second leaf's branch goes to its slow path once every
+ * 64 calls: N a multiple of 64 makes the same calls either way).
+ */
+TEST_F(leaf, kprobe_on_the_return_of_a_copied_branch_sees_every_return)
+{
+	long long hits, jifl, native;
+
+	EXPECT_EQ(0, leaf_calls(5, 1024));
+	usleep(100000);
+	EXPECT_EQ(0, leaf_calls(5, 1024));
+	ASSERT_EQ(0, jifl_test("leaf", "probe side"))
+		TH_LOG("no return on a side of jifl_test_leaf_branch()'s branch");
+	hits = leaf_hits();
+	EXPECT_EQ(0, leaf_calls(1, 1024));
+	jifl = leaf_hits() - hits;
+	ASSERT_EQ(0, jifl_control("disable"));
+	hits = leaf_hits();
+	EXPECT_EQ(0, leaf_calls(1, 1024));
+	native = leaf_hits() - hits;
+	ASSERT_EQ(0, jifl_control("enable"));
+	ASSERT_LT(0, native) TH_LOG("the kprobe saw no return natively");
+	EXPECT_EQ(native, jifl)
+		TH_LOG("the kprobe saw %lld returns translated, %lld natively",
+		       jifl, native);
+	ASSERT_EQ(0, jifl_test("leaf", "probe off"));
 }
 
 TEST_HARNESS_MAIN
