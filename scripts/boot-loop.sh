@@ -62,7 +62,7 @@ for i in $(seq 1 "$n"); do
 	fi
 	line="boot $i/$n: $state (${secs}s)"
 	[ $state != ok ] && line="$line: $(echo "$verdict" | grep -v -e '^qemu-run: guest ran' \
-		-e '^guest: [0-9]* passed' | head -n 3 | tr '\n' ' ')log ${log#$top/}"
+		-e '^guest: [0-9]* passed' -e '^guest: [0-9]* skipped$' | head -n 3 | tr '\n' ' ')log ${log#$top/}"
 	echo "$line"
 done
 echo "boot-loop: $n boots: $ok ok, $hung hung, $report report, $failed failed"

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: set up, prepare the kernel tree, build the test kernel, user
 # space and tests, run the host tests, then the guest tests in QEMU.
-# The last line is always "N passed, N failed"; exit status 1 on any
-# failure (a build failure counts as one failure).
+# The last line is always "N passed, N failed", the one before it
+# "N skipped"; exit status 1 on any failure (a build failure counts as
+# one failure). The skips stand on a line of their own because CI
+# reads the last line as exactly "N passed, N failed".
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,21 +13,35 @@ cd "$top"
 logdir=$top/build/check
 rm -rf "$logdir"
 mkdir -p "$logdir"
-pass=0 fail=0
-failures=
+pass=0 fail=0 skip=0
+failures= skips=
 
-# What failed, again at the end, where a CI summary that keeps only the
+# The lines of log $1 that match $2, named after the log: what failed or
+# was skipped, again at the end, where a CI summary that keeps only the
 # last lines shows it.
+log_lines() {
+	grep -aE "$2" "$1" | tr -d '\r' | tail -n 8 | sed "s|^|$(basename "$1" .log): |"
+}
+
 note_failures() {
-	failures+=$(grep -aE "$2" "$1" | tr -d '\r' | tail -n 8 | sed "s|^|$(basename "$1" .log): |")
-	failures+=$'\n'
+	failures+=$(log_lines "$@")$'\n'
+}
+
+# A kselftest-harness skip: "ok N name # SKIP reason".
+note_skips() {
+	skips+=$(log_lines "$1" '^ok [0-9].*# SKIP')$'\n'
 }
 
 finish() {
+	if [ -n "$skips" ]; then
+		echo "== skipped"
+		printf '%s' "$skips" | tail -n 16
+	fi
 	if [ -n "$failures" ]; then
 		echo "== failures"
 		printf '%s' "$failures" | tail -n 16
 	fi
+	echo "$skip skipped"
 	echo "$pass passed, $fail failed"
 	[ "$fail" = 0 ]
 	exit
@@ -44,8 +60,9 @@ count_tap() {
 		grep -E '^not ok|^#|ERROR|runtime error' "$log" | tail -n 30
 		note_failures "$log" '^not ok|Expected|ERROR|runtime error'
 	fi
+	[ "$s" != 0 ] && note_skips "$log"
 	echo "   $p passed, $f failed, $s skipped"
-	pass=$((pass + p)); fail=$((fail + f))
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 }
 
 step() {
@@ -100,11 +117,12 @@ count_tap "$logdir/host-fuzz-replay.log" $?
 
 # Run guest tests: qemu-run.sh's options; adds its verdict to the totals.
 guest_run() {
-	local log=$1 gp gf
+	local log=$1 gp gf gs
 	shift
 	scripts/qemu-run.sh -l "$logdir/$log.log" "$@" | tee "$logdir/$log-verdict.txt"
 	gp=$(sed -n 's/^guest: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$logdir/$log-verdict.txt")
 	gf=$(sed -n 's/^guest: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$logdir/$log-verdict.txt")
+	gs=$(sed -n 's/^guest: \([0-9]*\) skipped$/\1/p' "$logdir/$log-verdict.txt")
 	if [ -z "$gp" ]; then
 		gp=0 gf=1
 	fi
@@ -113,7 +131,8 @@ guest_run() {
 		note_failures "$logdir/$log.log" \
 			'^not ok|Expected|^test .* fail=[1-9]|Oops|BUG|WARNING|qemu-run: (no progress|guest killed)'
 	fi
-	pass=$((pass + gp)); fail=$((fail + gf))
+	[ "${gs:-0}" != 0 ] && note_skips "$logdir/$log.log"
+	pass=$((pass + gp)); fail=$((fail + gf)); skip=$((skip + ${gs:-0}))
 }
 
 echo "== guest"

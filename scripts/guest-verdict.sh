@@ -3,6 +3,7 @@
 # Judge a guest console log written by scripts/qemu-run.sh.
 #
 # Prints one line per guest test binary, any kernel report found, and
+#   guest: S skipped
 #   guest: P passed, F failed
 # Exit 0 only if the result block is there, no test failed and the log
 # holds no kernel report (oops, BUG, WARNING, KASAN, lockdep, hung task,
@@ -12,7 +13,7 @@ set -uo pipefail
 log=${1:?usage: guest-verdict.sh LOG}
 [ -f "$log" ] || { echo "guest-verdict: $log: no such file" >&2; exit 2; }
 
-pass=0 fail=0 bad=0
+pass=0 fail=0 skip=0 bad=0
 reports='Oops|BUG:|WARNING:|general protection fault|Kernel panic|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|INFO: task .* blocked|kmemleak: .* new suspected|Call Trace:|RIP: 0010:'
 if grep -aEq "$reports" "$log"; then
 	echo "guest: kernel report in the log:"
@@ -43,6 +44,7 @@ while read -r kw name p f s rc; do
 	p=${p#pass=}; f=${f#fail=}; s=${s#skip=}; rc=${rc#rc=}
 	pass=$((pass + p))
 	fail=$((fail + f))
+	skip=$((skip + s))
 	state=ok
 	[ "$f" != 0 ] && state=FAIL
 	echo "guest: $name: $p passed, $f failed, $s skipped (exit $rc) $state"
@@ -53,5 +55,6 @@ if grep -q '^dmesg dirty' <<< "$block"; then
 fi
 # A broken run counts as one failure so that the total can never pass.
 [ $bad = 1 ] && fail=$((fail + 1))
+echo "guest: $skip skipped"
 echo "guest: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -270,8 +270,7 @@ FIXTURE_SETUP(tool)
 	ssize_t n;
 
 	self->flowjit = flowjit_path();
-	if (!self->flowjit)
-		SKIP(return, "flowjit is not installed");
+	ASSERT_NE(NULL, self->flowjit) TH_LOG("flowjit: " GUEST_NOT_IN_IMAGE);
 	ASSERT_EQ(0, access("/proc/flowjit/stream", F_OK));
 	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
 	ASSERT_GT(n, 0);
@@ -501,8 +500,7 @@ TEST_F(tool, luajit)
 	static char expect[sizeof(out)];
 	struct fjdata d;
 
-	if (access("/usr/bin/luajit", X_OK))
-		SKIP(return, "no /usr/bin/luajit");
+	ASSERT_PROGRAM("/usr/bin/luajit");
 	ASSERT_EQ(0, run_status(plain));
 	memcpy(expect, out, sizeof(out));
 	ASSERT_NE(0, strlen(expect));

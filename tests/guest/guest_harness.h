@@ -23,10 +23,26 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 
 #define GUEST_TIME_SCALE_MAX	20
+
+/*
+ * The programs guest tests run are in the guest image by construction:
+ * scripts/mkinitramfs.sh refuses to build one without those listed in
+ * tests/guest/programs, and make initramfs packs the project's tools
+ * (build/bin) with the libraries they load. One missing is a broken
+ * image, not a kernel to skip on: the test fails, so that a run that
+ * could not test what it claims cannot pass.
+ */
+#define GUEST_NOT_IN_IMAGE \
+	"not in the guest image (tests/guest/programs, build/bin: scripts/mkinitramfs.sh)"
+
+/* In a test: fail unless @path is an executable of the guest image. */
+#define ASSERT_PROGRAM(path) \
+	ASSERT_EQ(0, access(path, X_OK)) TH_LOG("%s: " GUEST_NOT_IN_IMAGE, path)
 
 /* JIFL_TIME_SCALE from the environment: 1 when unset or invalid. */
 static inline int guest_time_scale(void)

@@ -87,11 +87,12 @@ TEST_F(leaf, calls_of_small_leaves_run_copies_of_their_own)
 {
 	long long copies = jifl_stat("leaf_copies");
 	long long entries = jifl_stat("entries");
+	long long linked = jifl_link_count();
 
 	ASSERT_LE(0, copies) TH_LOG("no leaf_copies in /proc/jifl/stats");
 	EXPECT_EQ(0, leaf_calls(20, 1000));
 	/* the link work predicts the copies' returns after a few ticks */
-	usleep(100000);
+	ASSERT_LINKED(linked);
 	EXPECT_EQ(0, leaf_calls(20, 1000));
 	EXPECT_LE(entries + 40, jifl_stat("entries"));
 	/* one per call site of each leaf, at least */
@@ -104,10 +105,11 @@ TEST_F(leaf, kprobe_on_a_copied_leaf_sees_every_call)
 {
 	long long copies = jifl_stat("leaf_copies");
 	long long inval = jifl_stat("invalidations");
+	long long linked = jifl_link_count();
 	long long hits;
 
 	EXPECT_EQ(0, leaf_calls(5, 1000));
-	usleep(100000);
+	ASSERT_LINKED(linked);
 	EXPECT_EQ(0, leaf_calls(5, 1000));
 	ASSERT_LE(copies + 2, jifl_stat("leaf_copies"));
 
@@ -126,7 +128,7 @@ TEST_F(leaf, kprobe_on_a_copied_leaf_sees_every_call)
 	EXPECT_EQ(hits, leaf_hits());
 
 	/* and once more, with copies made after the first kprobe went */
-	usleep(100000);
+	ASSERT_LINKED(-1);
 	EXPECT_EQ(0, leaf_calls(5, 1000));
 	ASSERT_EQ(0, jifl_test("leaf", "probe on"));
 	EXPECT_EQ(0, leaf_calls(2, 1000));
@@ -143,10 +145,10 @@ TEST_F(leaf, kprobe_on_a_copied_leaf_sees_every_call)
  */
 TEST_F(leaf, kprobe_on_a_leaf_sees_every_call_after_its_callers_came_back)
 {
-	long long revived, hits;
+	long long revived, hits, linked = jifl_link_count();
 
 	EXPECT_EQ(0, leaf_calls(5, 1000));
-	usleep(100000);
+	ASSERT_LINKED(linked);
 	EXPECT_EQ(0, leaf_calls(5, 1000));
 
 	/* on and off again, no call in between */
@@ -168,18 +170,17 @@ TEST_F(leaf, kprobe_on_a_leaf_sees_every_call_after_its_callers_came_back)
 
 /*
  * Lookups that five writes of "@cmd" made, once the calls it makes ran
- * a while (and the link work predicted their returns); -1 on failure.
+ * a while (and the link work predicted their returns); -1 on failure,
+ * or if the link work did not finish in time.
  */
 static long long warm_lookups(const char *cmd)
 {
-	long long before;
+	long long before, linked = jifl_link_count();
 
-	if (leaf_cmd(10, cmd))
+	if (leaf_cmd(10, cmd) || jifl_link_wait(linked, JIFL_LINK_DEADLINE_MS) < 0)
 		return -1;
-	usleep(100000);
-	if (leaf_cmd(10, cmd))
+	if (leaf_cmd(10, cmd) || jifl_link_wait(-1, JIFL_LINK_DEADLINE_MS) < 0)
 		return -1;
-	usleep(100000);
 	before = jifl_stat("lookups");
 	if (leaf_cmd(5, cmd) || before < 0)
 		return -1;
@@ -195,7 +196,7 @@ static void expect_few_lookups(struct __test_metadata *_metadata,
 {
 	long long lookups = warm_lookups(cmd);
 
-	ASSERT_LE(0, lookups);
+	ASSERT_LE(0, lookups) TH_LOG("\"%s\" failed, or the link work never finished", cmd);
 	EXPECT_GT(most, lookups)
 		TH_LOG("%lld lookups for %lld calls (\"%s\")", lookups, calls, cmd);
 	TH_LOG("%lld lookups in 5 writes of \"%s\", %lld calls", lookups, cmd, calls);
@@ -248,17 +249,17 @@ TEST_F(leaf, kprobe_on_a_leaf_copied_through_a_jump_sees_every_call)
  */
 TEST_F(leaf, kprobe_on_a_return_address_sees_every_return)
 {
-	long long hits;
+	long long hits, linked = jifl_link_count();
 
 	EXPECT_EQ(0, leaf_calls(5, 1000));
-	usleep(100000);
+	ASSERT_LINKED(linked);
 	EXPECT_EQ(0, leaf_calls(5, 1000));
 	hits = leaf_hits();
 	ASSERT_EQ(0, jifl_test("leaf", "probe ret"));
 	EXPECT_EQ(0, leaf_calls(1, 1000));
 	EXPECT_EQ(hits + 1000, leaf_hits())
 		TH_LOG("the kprobe saw %lld of 1000 returns", leaf_hits() - hits);
-	usleep(100000);
+	ASSERT_LINKED(-1);
 	EXPECT_EQ(0, leaf_calls(1, 1000));
 	EXPECT_EQ(hits + 2000, leaf_hits())
 		TH_LOG("the kprobe saw %lld of 2000 returns", leaf_hits() - hits);
@@ -278,10 +279,10 @@ TEST_F(leaf, kprobe_on_a_return_address_sees_every_return)
  */
 TEST_F(leaf, kprobe_on_the_return_of_a_copied_branch_sees_every_return)
 {
-	long long hits, jifl, native;
+	long long hits, jifl, native, linked = jifl_link_count();
 
 	EXPECT_EQ(0, leaf_calls(5, 1024));
-	usleep(100000);
+	ASSERT_LINKED(linked);
 	EXPECT_EQ(0, leaf_calls(5, 1024));
 	ASSERT_EQ(0, jifl_test("leaf", "probe side"))
 		TH_LOG("no return on a side of jifl_test_leaf_branch()'s branch");

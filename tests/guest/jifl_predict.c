@@ -97,7 +97,7 @@ static long long profile_total(const char *kind)
 }
 
 /*
- * Eight rounds of 500 iterations, each followed by 50 ms for the work
+ * Eight rounds of 500 iterations, each followed by a wait for the work
  * to predict what it learnt: a prediction chain is at most four deep,
  * so every site a round learns is predicted by the next but one. Then
  * 1,000 iterations must learn at most once per five (paths taken rarely,
@@ -110,12 +110,12 @@ static long long profile_total(const char *kind)
  */
 TEST_F(predict, returns_stop_learning_after_warmup)
 {
-	long long learns, lookups;
+	long long learns, lookups, linked = jifl_link_count();
 	int round;
 
 	for (round = 0; round < 8; round++) {
 		calls(self, 500);
-		usleep(50000);
+		ASSERT_LINKED(round ? -1 : linked);
 	}
 	ASSERT_EQ(0, proc_write(PROFILE, "reset"));
 	calls(self, 1000);
@@ -174,6 +174,7 @@ TEST_F(predict, returns_of_leaf_copies_are_predicted_when_translated)
 TEST_F(predict, indirect_calls_stop_looking_up)
 {
 	long long ind_calls, predicted = jifl_stat("predicted_calls");
+	long long linked = jifl_link_count();
 	int fd = open("/dev/null", O_RDONLY), round, i;
 	char c;
 
@@ -181,7 +182,7 @@ TEST_F(predict, indirect_calls_stop_looking_up)
 	for (round = 0; round < 8; round++) {
 		for (i = 0; i < 200; i++)
 			ASSERT_EQ(0, read(fd, &c, 1));
-		usleep(50000);
+		ASSERT_LINKED(round ? -1 : linked);
 	}
 	ASSERT_EQ(0, proc_write(PROFILE, "reset"));
 	for (i = 0; i < 2000; i++)
@@ -245,8 +246,8 @@ TEST_F(predict, a_call_site_with_more_targets_than_predictions)
 		bad += read_some(urandom, buf, 8) != 8;
 		bad += write(efd, &one, 8) != 8;
 		bad += read_some(efd, buf, 8) != 8 || memcmp(buf, &one, 8);
-		if (round % 500 == 499)
-			usleep(20000);	/* the linking work writes predictions */
+		if (round % 500 == 499)	/* the linking work writes predictions */
+			ASSERT_LINKED(-1);
 	}
 	nl = strchr(comm, '\n');
 	if (nl)
@@ -284,7 +285,8 @@ static long long profile_in(const char *fn)
 
 /*
  * The callers file's first five callers in turn, each given time to be
- * predicted, then @rounds of 1,000 calls of the sixth: 0 or -errno.
+ * predicted, then @rounds of 1,000 calls of the sixth: 0 or -errno
+ * (-ETIME if the linking work did not finish in time).
  */
 static int callers_warm_up(int rounds)
 {
@@ -296,7 +298,9 @@ static int callers_warm_up(int rounds)
 		ret = jifl_test("callers", cmd);
 		if (ret)
 			return ret;
-		usleep(100000);		/* the linking work predicts it */
+		/* the linking work predicts it */
+		if (jifl_link_wait(-1, JIFL_LINK_DEADLINE_MS) < 0)
+			return -ETIME;
 	}
 	return 0;
 }
@@ -366,7 +370,7 @@ TEST_F(predict, a_kprobe_on_a_target_of_an_extended_chain_sees_every_return)
 	EXPECT_EQ(0, jifl_test("callers", "5 1000"));
 	EXPECT_EQ(hits + 1000, probe_hits())
 		TH_LOG("the kprobe saw %lld of 1000 returns", probe_hits() - hits);
-	usleep(100000);
+	ASSERT_LINKED(-1);
 	EXPECT_EQ(0, jifl_test("callers", "5 1000"));
 	EXPECT_EQ(hits + 2000, probe_hits())
 		TH_LOG("the kprobe saw %lld of 2000 returns", probe_hits() - hits);

@@ -115,6 +115,66 @@ static inline long long jifl_stat(const char *name)
 	return found;
 }
 
+/*
+ * The counters the linking work (link.c) moves, summed: stubs linked,
+ * returns and indirect calls predicted, chains extended; -1 without
+ * /proc/jifl/stats.
+ */
+static inline long long jifl_link_count(void)
+{
+	static const char * const names[] = {
+		"late_links", "predicted_returns", "predicted_calls", "extended_chains",
+	};
+	char line[128], key[64];
+	long long v, sum = 0;
+	FILE *f = fopen("/proc/jifl/stats", "r");
+	size_t i;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (sscanf(line, "%63[^:]: %lld", key, &v) == 2 && !strcmp(key, names[i]))
+				sum += v;
+	fclose(f);
+	return sum;
+}
+
+/*
+ * The linking work runs from a delayed work, HZ/50 (20 ms) after the
+ * translations and learnt returns that kick it, and again while more is
+ * ready. Wait for it: until jifl_link_count() has gone past @past (-1:
+ * any count) and then stood still for 100 ms, five times that delay.
+ * Polls every 10 ms for at most @ms; the count, or -1 at the deadline.
+ */
+static inline long long jifl_link_wait(long long past, int ms)
+{
+	long long n, last = -1;
+	int t, still = 0;
+
+	for (t = 0; t <= ms; t += 10) {
+		n = jifl_link_count();
+		still = n == last ? still + 10 : 0;
+		last = n;
+		if (n > past && still >= 100)
+			return n;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* The deadline of a test's waits for the linking work, in ms. */
+#define JIFL_LINK_DEADLINE_MS	(2000 * guest_time_scale())
+
+/*
+ * In a test: wait for the linking work (jifl_link_wait()); past the
+ * deadline, the test fails.
+ */
+#define ASSERT_LINKED(past) \
+	ASSERT_LE(0, jifl_link_wait(past, JIFL_LINK_DEADLINE_MS)) \
+		TH_LOG("the linking work did not finish within %d ms (link counters past %lld: %lld)", \
+		       JIFL_LINK_DEADLINE_MS, (long long)(past), jifl_link_count())
+
 /* The address of kernel symbol @name in /proc/kallsyms, or 0. */
 static inline unsigned long kallsyms_addr(const char *name)
 {

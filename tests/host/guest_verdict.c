@@ -24,7 +24,7 @@ static const struct verdict_case cases[] = {
 	{ "clean pass",
 	  "boot\n" BLOCK("test a pass=3 fail=0 skip=0 rc=0\n"
 			 "test b pass=2 fail=0 skip=1 rc=0\ndmesg clean\n"),
-	  0, "guest: 5 passed, 0 failed", NULL },
+	  0, "guest: 5 passed, 0 failed", "guest: 1 skipped\nguest: 5 passed, 0 failed\n" },
 	{ "failed test",
 	  BLOCK("test a pass=1 fail=1 skip=0 rc=1\ndmesg clean\n"),
 	  1, "guest: 1 passed, 1 failed", "FAIL" },
