@@ -8,11 +8,13 @@
  * as natively.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
+#include <sys/prctl.h>
 #include <stdbool.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -191,6 +193,7 @@ TEST_F(unwind, stack_trace_from_an_interrupt_names_the_original)
  */
 struct chain {
 	unsigned long first;
+	unsigned long ip_reg;	/* the IP register: where it ran */
 	int reaches_entry;
 	int misplaced;		/* translated code above the first frame */
 	int after_entry;	/* the frame before was an exception entry */
@@ -203,6 +206,7 @@ struct chain {
 
 struct chains {
 	int samples, in_cache, unwound, misplaced;
+	int first_raw;		/* in the cache, and the first frame says so */
 	const char *through;	/* also count chains through this prefix */
 	int through_n, through_unwound;
 	int jmp_n, jmp_unwound;	/* through a jump's stub */
@@ -236,8 +240,10 @@ static void chain_end(struct __test_metadata *_metadata, struct chain *c,
 		if (!c->reaches_entry && r->through_n - r->through_unwound <= 3)
 			TH_LOG("not unwound through %s:\n%s", r->through, c->text);
 	}
-	if (c->first >= end) {
+	if (c->ip_reg >= end) {
 		r->in_cache++;
+		if (c->first >= end)
+			r->first_raw++;
 		r->unwound += c->reaches_entry;
 		if (!c->reaches_entry && r->in_cache - r->unwound <= 3)
 			TH_LOG("not unwound:\n%s", c->text);
@@ -273,6 +279,59 @@ static int stub_c_half(const char *sym)
 }
 
 /*
+ * Sample the call chains of every CPU while @workload runs, every
+ * @period ns of CPU time, into /tmp/unwind.data: 0 or -1. perf reports
+ * translated code as the original it runs, in the sample's IP and the
+ * chain's first frame; the interrupted IP register (--intr-regs=ip)
+ * holds the address that ran.
+ */
+static int perf_record(const char *workload, int period)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c %d -g -a -m 1024 --intr-regs=ip "
+		 "-o /tmp/unwind.data -- %s", period, workload);
+	return system(cmd) ? -1 : 0;
+}
+
+/*
+ * The samples of /tmp/unwind.data taken in processes named @comm (other
+ * processes' system calls may still be in flight), as `perf script -F
+ * ip,sym,iregs`: read with perf_frame(), close with pclose().
+ */
+static FILE *perf_script(const char *comm)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "perf script -i /tmp/unwind.data --comms %s -F ip,sym,iregs 2>/dev/null",
+		 comm);
+	return popen(cmd, "r");
+}
+
+/*
+ * The next frame of perf_script(): 1 with the frame's @line, @ip and
+ * @sym (perf's name, "[unknown]" where it has none); 2 with the
+ * interrupted IP register in @ip; 0 at the end of a sample's chain, -1
+ * at the end of the output.
+ */
+static int perf_frame(FILE *f, char *line, int size, unsigned long *ip, char sym[256])
+{
+	const char *reg;
+
+	do {
+		if (!fgets(line, size, f))
+			return -1;
+		if (line[0] == '\n')
+			return 0;
+		reg = strstr(line, " IP:0x");
+		if (reg && sscanf(reg, " IP:0x%lx", ip) == 1)
+			return 2;
+		sym[0] = '\0';
+	} while (sscanf(line, " %lx %255s", ip, sym) < 1);
+	return 1;
+}
+
+/*
  * Sample the kernel call chains of the processes named @comm while
  * @workload runs, every @period ns of CPU time; with @through, count the
  * chains through a function whose name has it apart.
@@ -284,35 +343,32 @@ static int sample_chains_of(struct __test_metadata *_metadata, struct chains *r,
 	/* the code cache is in the module area, above the kernel image */
 	unsigned long end = kallsyms_addr("_end");
 	struct chain c = { 0 };
-	char line[512], cmd[256];
+	char line[512];
 	FILE *f;
 
 	memset(r, 0, sizeof(*r));
 	r->through = through;
-	snprintf(cmd, sizeof(cmd), "perf record -q -e cpu-clock -c %d -g -a -m 1024 -o /tmp/unwind.data -- %s",
-		 period, workload);
-	if (!end || system(cmd))
+	if (!end || perf_record(workload, period))
 		return -1;
-	/* @comm's samples: other processes' syscalls may still be in flight */
-	snprintf(cmd, sizeof(cmd), "perf script -i /tmp/unwind.data --comms %s -F ip,sym 2>/dev/null",
-		 comm);
-	f = popen(cmd, "r");
+	f = perf_script(comm);
 	if (!f)
 		return -1;
 	for (;;) {
-		char *got = fgets(line, sizeof(line), f);
 		unsigned long ip;
-		char sym[256] = "";
+		char sym[256];
+		int got = perf_frame(f, line, sizeof(line), &ip, sym);
 
-		if (!got || line[0] == '\n') {
+		if (got <= 0) {
 			chain_end(_metadata, &c, r, end);
 			memset(&c, 0, sizeof(c));
-			if (!got)
+			if (got < 0)
 				break;
 			continue;
 		}
-		if (sscanf(line, " %lx %255s", &ip, sym) < 1)
+		if (got == 2) {
+			c.ip_reg = ip;
 			continue;
+		}
 		if (strlen(c.text) + strlen(line) < sizeof(c.text))
 			strcat(c.text, line);
 		if (!c.lines++)
@@ -332,8 +388,8 @@ static int sample_chains_of(struct __test_metadata *_metadata, struct chains *r,
 		}
 	}
 	pclose(f);
-	TH_LOG("%d samples, %d in translated code, %d of them unwound to entry_SYSCALL_64",
-	       r->samples, r->in_cache, r->unwound);
+	TH_LOG("%d samples, %d in translated code, %d of them unwound to entry_SYSCALL_64, "
+	       "%d named by a cache address", r->samples, r->in_cache, r->unwound, r->first_raw);
 	return 0;
 }
 
@@ -359,6 +415,8 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_cache, 120)
 	EXPECT_LE(20, r.in_cache);
 	EXPECT_EQ(r.in_cache, r.unwound);
 	EXPECT_EQ(0, r.misplaced);
+	/* perf names the original: the sample's first frame is not the cache's */
+	EXPECT_EQ(0, r.first_raw);
 }
 
 /*
@@ -505,6 +563,232 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_native_leaves, 120)
 	EXPECT_LE(5, r.through_n);
 	EXPECT_EQ(r.through_n, r.through_unwound);
 	EXPECT_EQ(0, r.misplaced);
+}
+
+/*
+ * Where the kernel time of a workload goes, as perf names it: the
+ * symbol of every kernel sample's first frame (self time), perf's
+ * "[unknown]" for all the addresses it cannot name together.
+ */
+struct kernel_profile {
+	struct hot {
+		char sym[256];
+		int n;
+	} syms[512];
+	int nsyms;
+	int samples;		/* kernel samples */
+	int in_cache;		/* of them, taken in translated code */
+	int in_cache_unknown;	/* of these, named "[unknown]" by perf */
+	int reach_entry;	/* chains that reach the system-call entry */
+};
+
+#define KERNEL_ADDR	0xffff800000000000UL
+
+static void profile_count(struct kernel_profile *p, const char *sym)
+{
+	int i;
+
+	for (i = 0; i < p->nsyms && strcmp(p->syms[i].sym, sym); i++)
+		;
+	if (i == p->nsyms) {
+		if (p->nsyms == sizeof(p->syms) / sizeof(p->syms[0]))
+			return;
+		snprintf(p->syms[p->nsyms++].sym, sizeof(p->syms[0].sym), "%s", sym);
+	}
+	p->syms[i].n++;
+}
+
+static int hot_cmp(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+
+	return x->n != y->n ? y->n - x->n : strcmp(x->sym, y->sym);
+}
+
+/*
+ * The kernel samples of perf_script()'s output @f into @p, hottest
+ * first; those whose IP register is above @end, the kernel image's,
+ * ran in the cache.
+ */
+static void profile_read(struct kernel_profile *p, FILE *f, unsigned long end)
+{
+	unsigned long ip, first = 0, ip_reg = 0;
+	char line[512], sym[256], first_sym[256] = "";
+	int got, lines = 0, entry = 0;
+
+	memset(p, 0, sizeof(*p));
+	do {
+		got = perf_frame(f, line, sizeof(line), &ip, sym);
+		if (got == 2) {
+			ip_reg = ip;
+			continue;
+		}
+		if (got > 0) {
+			if (!lines++) {
+				first = ip;
+				snprintf(first_sym, sizeof(first_sym), "%s", sym);
+				if (first >= KERNEL_ADDR)
+					profile_count(p, sym);
+			}
+			entry |= !strncmp(sym, "entry_SYSCALL_64", 16) ||
+				 !strcmp(sym, "do_syscall_64");
+			continue;
+		}
+		if (lines && first >= KERNEL_ADDR) {
+			p->samples++;
+			p->reach_entry += entry;
+			if (ip_reg >= end) {
+				p->in_cache++;
+				p->in_cache_unknown += !strcmp(first_sym, "[unknown]") ||
+						       first >= end;
+			}
+		}
+		lines = entry = 0;
+		ip_reg = 0;
+	} while (got >= 0);
+	qsort(p->syms, p->nsyms, sizeof(p->syms[0]), hot_cmp);
+}
+
+/* Is @sym among the @n hottest of @p? */
+static bool profile_top(const struct kernel_profile *p, const char *sym, int n)
+{
+	int i;
+
+	for (i = 0; i < n && i < p->nsyms; i++)
+		if (!strcmp(p->syms[i].sym, sym))
+			return true;
+	return false;
+}
+
+static void profile_log(struct __test_metadata *_metadata, const char *what,
+			const struct kernel_profile *p)
+{
+	char list[1024] = "";
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < 10 && i < p->nsyms; i++)
+		len += snprintf(list + len, sizeof(list) - len, "%s%s %.1f%%", i ? ", " : "",
+				p->syms[i].sym, 100.0 * p->syms[i].n / p->samples);
+	TH_LOG("%s: %d kernel samples, %d%% of them reach the system-call entry; top 10: %s",
+	       what, p->samples, p->samples ? 100 * p->reach_entry / p->samples : 0, list);
+}
+
+#define LOAD_COMM	"unwind-load"
+#define LOAD_WORKERS	2
+
+/* Kernel work until killed: /dev/zero, /dev/null, a pipe and getppid(). */
+static void __attribute__((noreturn)) kernel_work(void)
+{
+	int zero = open("/dev/zero", O_RDONLY), null = open("/dev/null", O_WRONLY), fds[2];
+	char buf[4096];
+
+	if (zero < 0 || null < 0 || pipe(fds))
+		_exit(1);
+	for (;;)
+		if (read(zero, buf, sizeof(buf)) != sizeof(buf) ||
+		    write(null, buf, sizeof(buf)) != sizeof(buf) ||
+		    write(fds[1], buf, 512) != 512 || read(fds[0], buf, 512) != 512 ||
+		    getppid() <= 0)
+			_exit(1);
+}
+
+/*
+ * The profile of LOAD_WORKERS processes doing kernel_work() while perf
+ * samples every CPU for @secs seconds, with every system call of theirs
+ * from the cache if @jifl; with the cache's entries in the meantime in
+ * @entries. 0 or -1.
+ */
+static int kernel_profile_of_load(struct kernel_profile *p, bool jifl, int secs,
+				  long long *entries)
+{
+	unsigned long end = kallsyms_addr("_end");
+	pid_t leader, workers[LOAD_WORKERS];
+	char cmd[64], c;
+	int go[2], i, ret;
+	FILE *f;
+
+	if (!end || pipe(go))
+		return -1;
+	leader = fork();
+	if (!leader) {
+		/* its workers, forked once it is selected, are too */
+		prctl(PR_SET_NAME, LOAD_COMM);
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		for (i = 0; i < LOAD_WORKERS; i++) {
+			workers[i] = fork();
+			if (!workers[i])
+				kernel_work();
+		}
+		/* until the test closes the pipe */
+		ret = read(go[0], &c, 1);
+		for (i = 0; i < LOAD_WORKERS; i++) {
+			kill(workers[i], SIGKILL);
+			waitpid(workers[i], NULL, 0);
+		}
+		_exit(ret ? 1 : 0);
+	}
+	close(go[0]);
+	snprintf(cmd, sizeof(cmd), "tree %d", (int)leader);
+	ret = jifl && (jifl_control("syscalls all") || jifl_control(cmd) ||
+		       jifl_control("enable"));
+	*entries = jifl_stat("entries");
+	if (!ret && write(go[1], "x", 1) == 1) {
+		/* the steady state: translated and linked before perf starts */
+		usleep(500 * 1000);
+		snprintf(cmd, sizeof(cmd), "sleep %d", secs);
+		ret = perf_record(cmd, 1000000);
+	}
+	close(go[1]);
+	waitpid(leader, NULL, 0);
+	*entries = jifl_stat("entries") - *entries;
+	jifl_control("disable");
+	jifl_control("pid 0");
+	f = ret ? NULL : perf_script(LOAD_COMM);
+	if (!f)
+		return -1;
+	profile_read(p, f, end);
+	pclose(f);
+	return 0;
+}
+
+/*
+ * perf record -a -g names the hottest kernel functions of a workload
+ * whose system calls run from the cache as it names them natively: the
+ * cache is not a hot spot of its own, perf names no sample "[unknown]",
+ * and call chains reach the system-call entry as often. (JIFL's own
+ * functions, the dispatcher and the lookup, may show up: they run.)
+ */
+TEST_F_TIMEOUT(unwind, perf_names_the_same_hottest_kernel_functions, 120)
+{
+	static struct kernel_profile native, jifl;
+	long long entries;
+	int i, found = 0;
+
+	ASSERT_PROGRAM("/usr/bin/perf");
+	ASSERT_EQ(0, kernel_profile_of_load(&native, false, 3, &entries));
+	profile_log(_metadata, "natively", &native);
+	ASSERT_EQ(0, kernel_profile_of_load(&jifl, true, 3, &entries));
+	profile_log(_metadata, "under JIFL", &jifl);
+	TH_LOG("under JIFL: %lld entries into the cache; %d samples in translated code, %d of them named [unknown] or by a cache address",
+	       entries, jifl.in_cache, jifl.in_cache_unknown);
+	ASSERT_LE(500, native.samples);
+	ASSERT_LE(500, jifl.samples);
+	/* the workload did run from the cache, and perf named it */
+	EXPECT_LE(10000, entries);
+	EXPECT_LE(100, jifl.in_cache);
+	EXPECT_EQ(0, jifl.in_cache_unknown);
+	for (i = 0; i < 10 && i < jifl.nsyms; i++)
+		EXPECT_STRNE("[unknown]", jifl.syms[i].sym);
+	for (i = 0; i < 10 && i < native.nsyms; i++)
+		found += profile_top(&jifl, native.syms[i].sym, 20);
+	EXPECT_LE(7, found) TH_LOG("%d of the 10 hottest native functions among the 20 under JIFL",
+				   found);
+	/* the same share of chains reaches the entry, within 10 points */
+	EXPECT_GE(10, abs(100 * jifl.reach_entry / jifl.samples -
+			  100 * native.reach_entry / native.samples));
 }
 
 TEST_HARNESS_MAIN

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * No kernel page is ever writable and executable because of JIFL
- * (issue 11, item 2): not after enable, nor while system calls run
- * translated, nor after a flush or disable. Read from the kernel page
- * tables in debugfs (CONFIG_PTDUMP_DEBUGFS), where a leaf entry shows
- * "RW" and "x" (no "NX") for such a page.
+ * No kernel page is ever writable and executable because of JIFL: not
+ * after enable, nor while system calls run translated, nor after a
+ * flush or disable. Read from the kernel page tables in debugfs
+ * (CONFIG_PTDUMP_DEBUGFS), where a leaf entry shows "RW" and "x" (no
+ * "NX") for such a page. Nor is the cache writable through another
+ * mapping of its pages (CONFIG_JIFL_TEST's debugfs jifl/wx). Both
+ * checks first find what the test kernel plants for them.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -18,6 +20,19 @@
 #include "proc_util.h"
 
 #define PTDUMP "/sys/kernel/debug/page_tables/kernel"
+#define JIFL_WX "/sys/kernel/debug/jifl/wx"
+
+/* Kernel mappings that write a page of the cache: "writable N", or -1. */
+static long cache_writable(char *first)
+{
+	char buf[256] = "";
+	long pages, n;
+
+	file_read(JIFL_WX, buf, sizeof(buf));
+	if (sscanf(buf, "pages %ld writable %ld first %63s", &pages, &n, first) != 3)
+		return -1;
+	return pages > 0 ? n : -1;
+}
 
 /*
  * KiB of writable and executable kernel mappings; the first such range
@@ -104,6 +119,15 @@ FIXTURE_TEARDOWN(wx)
 					 when, kib, self->first);	\
 	} while (0)
 
+#define EXPECT_NO_ALIAS(when)						\
+	do {								\
+		long n = cache_writable(self->first); \
+		ASSERT_LE(0, n) TH_LOG("no cache, or no %s", JIFL_WX);	\
+		EXPECT_EQ(0, n) TH_LOG("%s: %ld writable mappings of the " \
+				       "cache, first at %s", when, n,	\
+				       self->first);			\
+	} while (0)
+
 TEST_F(wx, no_writable_executable_cache)
 {
 	long long blocks;
@@ -115,19 +139,52 @@ TEST_F(wx, no_writable_executable_cache)
 	ASSERT_EQ(0, jifl_control("syscalls all"));
 	ASSERT_EQ(0, jifl_control("enable"));
 	EXPECT_NO_WX("after enable");
+	EXPECT_NO_ALIAS("after enable");
 	blocks = jifl_stat("blocks");
 	work();
 	/* the code was translated, and the cache written, meanwhile */
 	EXPECT_LT(blocks + 10, jifl_stat("blocks"));
 	EXPECT_NO_WX("after translating");
+	EXPECT_NO_ALIAS("after translating");
 	sleep(1);			/* late links and predictions: text_poke */
 	work();
 	EXPECT_NO_WX("after linking");
+	EXPECT_NO_ALIAS("after linking");
 	ASSERT_EQ(0, jifl_control("flush"));
 	work();
 	EXPECT_NO_WX("after a flush");
+	EXPECT_NO_ALIAS("after a flush");
 	ASSERT_EQ(0, jifl_control("disable"));
 	EXPECT_NO_WX("after disable");
+}
+
+/*
+ * The positive controls: a W+X page and a writable alias of the cache,
+ * which the test kernel maps on "plant", must be found, and be gone on
+ * "unplant".
+ */
+TEST_F(wx, finds_what_is_planted)
+{
+	long kib, n, before;
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "pid %d", getpid());
+	ASSERT_EQ(0, jifl_control(cmd));
+	ASSERT_EQ(0, jifl_control("syscalls all"));
+	ASSERT_EQ(0, jifl_control("enable"));	/* the cache exists */
+	work();
+	ASSERT_EQ(0, jifl_control("disable"));
+	before = cache_writable(self->first);
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, proc_write(JIFL_WX, "plant"));
+	kib = wx_kib(self->first, sizeof(self->first));
+	n = cache_writable(self->first);
+	ASSERT_EQ(0, proc_write(JIFL_WX, "unplant"));
+	TH_LOG("planted: %ld KiB W+X; %ld writable mappings of the cache (%ld before)",
+	       kib, n, before);
+	EXPECT_LE(4, kib);
+	EXPECT_EQ(before + 1, n);
+	EXPECT_EQ(before, cache_writable(self->first));
 }
 
 TEST_HARNESS_MAIN

@@ -7,13 +7,16 @@
  * the settings as they were.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -361,6 +364,77 @@ TEST_F(jiflctl, run_restores_settings_and_exit_status)
 	EXPECT_NE(NULL, strstr(err, "jiflctl: run: /no/such/program: No such file or directory"));
 	EXPECT_STREQ("0", control("enabled"));
 	EXPECT_STREQ("39", control("syscalls"));
+}
+
+/* A child with pid @want that waits for @go: clone3() with set_tid. */
+static pid_t child_with_pid(pid_t want, int go[2])
+{
+	struct clone_args args = {
+		.exit_signal = SIGCHLD,
+		.set_tid = (unsigned long)&want,
+		.set_tid_size = 1,
+	};
+	long pid = syscall(SYS_clone3, &args, sizeof(args));
+	char c;
+
+	if (pid == 0)
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	return pid;
+}
+
+/*
+ * The selected process exits while "run" runs, and another takes its
+ * pid: the run must not select the newcomer afterwards. JIFL stays off,
+ * and jiflctl says why.
+ */
+TEST_F(jiflctl, run_does_not_reselect_a_reused_pid)
+{
+	static const char fifo[] = "/tmp/jc.fifo";
+	int old_go[2], new_go[2], status, fd, i;
+	pid_t old, reuse, bg;
+	char pid[16];
+
+	ASSERT_EQ(0, pipe(old_go));
+	ASSERT_EQ(0, pipe(new_go));
+	unlink(fifo);
+	ASSERT_EQ(0, mkfifo(fifo, 0600));
+	old = getppid_waiter(old_go);
+	ASSERT_LT(0, old);
+	snprintf(pid, sizeof(pid), "%d", (int)old);
+	ASSERT_EQ(0, JIFLCTL("enable", "--syscalls", "getppid", "--pid", pid));
+
+	bg = fork();
+	ASSERT_LE(0, bg);
+	if (bg == 0)
+		_exit(JIFLCTL("run", "--quiet", "--syscalls", "getpid", "--",
+			      "/bin/busybox", "sh", "-c", "read x < /tmp/jc.fifo"));
+	/* the command is selected: the run has saved the settings */
+	for (i = 0; i < 1000 * guest_time_scale() && !strcmp(control("pid"), pid); i++)
+		usleep(10000);
+	ASSERT_STRNE(pid, control("pid"));
+
+	/* the selected process exits; a new one gets its pid */
+	EXPECT_LE(0, release(old_go, old));
+	reuse = child_with_pid(old, new_go);
+	ASSERT_EQ(old, reuse) TH_LOG("clone3 set_tid: %s", strerror(errno));
+
+	fd = open(fifo, O_WRONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(1, write(fd, "\n", 1));
+	close(fd);
+	ASSERT_EQ(bg, waitpid(bg, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	file_read("/tmp/jc.err", err, sizeof(err));
+	TH_LOG("jiflctl run: %s", err);
+	TH_LOG("after: enabled %s, pid %s", control("enabled"), control("pid"));
+	EXPECT_STREQ("0", control("enabled"));
+	EXPECT_NE(NULL, strstr(err, "has exited"));
+
+	close(new_go[0]);
+	EXPECT_EQ(1, write(new_go[1], "", 1));
+	close(new_go[1]);
+	EXPECT_EQ(reuse, waitpid(reuse, &status, 0));
+	unlink(fifo);
 }
 
 static const struct {

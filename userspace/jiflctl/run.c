@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,19 +42,54 @@ static int wait_child(pid_t pid, int *status)
 	return r == pid ? 0 : -1;
 }
 
+#define NO_PIDFD	(-2)
+
+/*
+ * A handle on the selected process, taken when the settings are saved:
+ * its pid may name another process by the time they are restored.
+ * -1 when none is selected or it has already gone; NO_PIDFD on a
+ * kernel without pidfd_open() (before 5.3).
+ */
+static int selected_open(const struct jifl_proc_control *saved)
+{
+	int fd;
+
+	if (saved->pid <= 0)
+		return -1;
+	fd = syscall(SYS_pidfd_open, saved->pid, 0);
+	return fd < 0 && errno == ENOSYS ? NO_PIDFD : fd;
+}
+
+/* Does the selected process still run (or wait to be reaped)? */
+static int selected_alive(const struct jifl_proc_control *saved, int pidfd)
+{
+	if (pidfd == NO_PIDFD)
+		return !kill(saved->pid, 0);
+	return pidfd >= 0 && !syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
+}
+
 /*
  * Back to the settings before the run, JIFL off unless it was on. A
  * tree is selected anew from its root, if that still runs: what the
- * root created before is not selected any more.
+ * root created before is not selected any more. A selected process
+ * that has exited is not selected again: its pid may be another's now,
+ * so JIFL is left off.
  */
-static int restore(const struct jifl_proc_control *saved)
+static int restore(const struct jifl_proc_control *saved, int pidfd)
 {
-	int tree = saved->tree > 0 && !kill(saved->pid, 0);
+	int alive = selected_alive(saved, pidfd), enable = saved->enabled;
 
-	if (saved->tree > 0 && saved->enabled)
-		fprintf(stderr, PROG ": run: process %d is selected again%s; the processes it "
-			"created before are not\n", (int)saved->pid, tree ? "" : " (it has exited)");
-	return ctl_apply(&saved->syscalls, saved->pid, tree, saved->enabled);
+	if (saved->pid > 0 && !alive && enable) {
+		fprintf(stderr, PROG ": run: process %d, selected before, has exited; JIFL is left "
+			"disabled\n", (int)saved->pid);
+		enable = 0;
+	} else if (saved->tree > 0 && enable) {
+		fprintf(stderr, PROG ": run: process %d is selected again; the processes it "
+			"created before are not\n", (int)saved->pid);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return ctl_apply(&saved->syscalls, saved->pid, saved->tree > 0 && alive, enable);
 }
 
 void run_report_exit(const struct ctl_opts *o, pid_t pid, int status)
@@ -104,7 +140,7 @@ int run_command(const struct ctl_opts *o, const char *what, int tree,
 	char *const *argv = o->argv;
 	struct jifl_proc_control saved;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
-	int go[2], err;
+	int go[2], err, pidfd;
 	pid_t pid;
 
 	err = jifl_proc_read_control(&saved);
@@ -116,11 +152,14 @@ int run_command(const struct ctl_opts *o, const char *what, int tree,
 		fprintf(stderr, PROG ": %s: pipe: %s\n", what, strerror(errno));
 		return -1;
 	}
+	pidfd = selected_open(&saved);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, PROG ": %s: fork: %s\n", what, strerror(errno));
 		close(go[0]);
 		close(go[1]);
+		if (pidfd >= 0)
+			close(pidfd);
 		return -1;
 	}
 	if (pid == 0)
@@ -143,7 +182,7 @@ int run_command(const struct ctl_opts *o, const char *what, int tree,
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
-	if (restore(&saved) || err)
+	if (restore(&saved, pidfd) || err)
 		return -1;
 	return 0;
 }
