@@ -145,7 +145,10 @@ echo "== guest, instruction counting"
 # Under plain TCG an interrupt only lands between QEMU's translation
 # blocks, never inside straight-line code such as a JIFL tool's inserted
 # instructions; with -icount it lands on any instruction, so the call
-# chains sampled there test every byte's unwind entry. About 45 s.
+# chains sampled there test every byte's unwind entry. About 2 minutes.
+# A guest second is 10^9 instructions there, five or more seconds of
+# host time under TCG: the guest's 20 s heartbeat comes every few
+# minutes, so the no-progress limit is wider than the default 120 s.
 QEMU_SMP=1 JIFL_TSC_KHZ=1000000 QEMU_EXTRA="-icount shift=0,sleep=off" \
-	guest_run guest-icount -t jifl_unwind
+	guest_run guest-icount -t jifl_unwind -P 600 -T 1200
 finish
