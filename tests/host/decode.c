@@ -1570,6 +1570,60 @@ TEST(jit_image_moves)
 }
 
 /*
+ * A tracked child (FLOWJIT_F_INHERIT) runs the code its parent had at
+ * the fork, which faults in neither: the FORK record gives the child the
+ * parent's live versions, and later writes of either process end only
+ * its own.
+ */
+TEST(jit_image_fork_copies_the_parents_code)
+{
+	static unsigned char page[FLOWJIT_PAGE_SIZE];
+	static const struct {
+		uint16_t type;
+		uint32_t pid;
+		uint64_t tsc, addr, aux;
+		uint8_t fill;
+	} events[] = {
+		{ FLOWJIT_EV_EXEC, 7, 100, 0x10000, 0, 0x11 },
+		{ FLOWJIT_EV_EXEC, 7, 110, 0x11000, 0, 0x22 },
+		{ FLOWJIT_EV_WRITE, 7, 120, 0x11000, 0, 0 },	/* not code at the fork */
+		{ FLOWJIT_EV_FORK, 9, 200, 0, 7, 0 },
+		{ FLOWJIT_EV_WRITE, 7, 300, 0x10000, 0, 0 },
+		{ FLOWJIT_EV_EXEC, 7, 301, 0x10000, 0, 0x33 },
+	};
+	const struct jifl_jit_version *v;
+	struct jifl_jit_image *img;
+	struct flowjit_event ev;
+	size_t i;
+
+	ASSERT_EQ(0, jifl_jit_image_new(&img));
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.type = events[i].type;
+		ev.pid = events[i].pid;
+		ev.tsc = events[i].tsc;
+		ev.addr = events[i].addr;
+		ev.aux = events[i].aux;
+		memset(page, events[i].fill, sizeof(page));
+		ASSERT_EQ(0, jifl_jit_image_add_event(img, &ev,
+						      ev.type == FLOWJIT_EV_EXEC ? page : NULL));
+	}
+	EXPECT_EQ(NULL, jifl_jit_image_find(img, 9, 0x10000, 199));
+	v = jifl_jit_image_find(img, 9, 0x10000, 200);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0x11, v->bytes[0]);
+	/* the parent's rewrite is not the child's */
+	v = jifl_jit_image_find(img, 9, 0x10000, 400);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0x11, v->bytes[0]);
+	v = jifl_jit_image_find(img, 7, 0x10000, 400);
+	ASSERT_NE(NULL, v);
+	EXPECT_EQ(0x33, v->bytes[0]);
+	EXPECT_EQ(NULL, jifl_jit_image_find(img, 9, 0x11000, 250));
+	jifl_jit_image_free(img);
+}
+
+/*
  * A version is live from its EXEC record to the record that ended it
  * (WRITE, MUNMAP, EXECVE, ...), both included; after that, no code is
  * there until the page's next version starts. An EXEC without a

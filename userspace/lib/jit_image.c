@@ -182,6 +182,38 @@ static void end_range(struct jifl_jit_image *img, uint32_t pid, uint64_t addr,
 	}
 }
 
+/* A live version, copied out of the table that add_version() may grow. */
+struct live {
+	uint64_t page, ip;
+	const uint8_t *bytes;
+};
+
+/*
+ * The versions of @pid's pages in [first, first + len) live at the end of
+ * the records so far, into *@m (NULL if none); how many, or -errno.
+ */
+static ssize_t live_versions(const struct jifl_jit_image *img, uint32_t pid, uint64_t first,
+			     uint64_t len, struct live **m)
+{
+	size_t i, n = 0;
+
+	*m = NULL;
+	if (!img->used)
+		return 0;
+	*m = malloc(img->used * sizeof(**m));
+	if (!*m)
+		return -jifl_err_nomem;
+	for (i = 0; i < img->size; i++) {
+		const struct page_entry *e = &img->tab[i];
+		const struct jifl_jit_version *v = e->nr ? &e->v[e->nr - 1] : NULL;
+
+		if (e->used && e->pid == pid && e->page >= first && e->page - first < len &&
+		    v && v->end == JIFL_JIT_NO_END)
+			(*m)[n++] = (struct live){ e->page, v->exec_ip, v->bytes };
+	}
+	return n;
+}
+
 /*
  * The pages of [old, old + len) now live at [addr, addr + len). The table
  * is walked, not the range: a move can span terabytes of reserved address
@@ -191,32 +223,35 @@ static void end_range(struct jifl_jit_image *img, uint32_t pid, uint64_t addr,
 static int move_range(struct jifl_jit_image *img, uint32_t pid, uint64_t old,
 		      uint64_t addr, uint64_t len, uint64_t tsc)
 {
-	struct moved {
-		uint64_t page, ip;
-		const uint8_t *bytes;
-	} *m;
 	uint64_t first = old & PAGE_MASK;
-	size_t i, n = 0;
-	int err = 0;
+	struct live *m;
+	ssize_t i, n = live_versions(img, pid, first, len, &m);
+	int err = n < 0 ? n : 0;
 
-	if (!img->used)
-		return 0;
-	m = malloc(img->used * sizeof(*m));
-	if (!m)
-		return -jifl_err_nomem;
-	for (i = 0; i < img->size; i++) {
-		struct page_entry *e = &img->tab[i];
-		struct jifl_jit_version *v = e->nr ? &e->v[e->nr - 1] : NULL;
-
-		if (e->used && e->pid == pid && e->page >= first && e->page - first < len &&
-		    v && v->end == JIFL_JIT_NO_END)
-			m[n++] = (struct moved){ e->page, v->exec_ip, v->bytes };
-	}
 	for (i = 0; i < n; i++)
 		end_entry(lookup(img, pid, m[i].page), tsc);
 	for (i = 0; i < n && !err; i++)
 		err = add_version(img, pid, (addr + (m[i].page - first)) & PAGE_MASK, tsc,
 				  m[i].ip, m[i].bytes);
+	free(m);
+	return err;
+}
+
+/*
+ * Process @child, a tracked copy of @parent (FLOWJIT_F_INHERIT), starts
+ * at @tsc with the code its parent had then: the pages executable in the
+ * parent are executable in the copy, and run there without a fault, so
+ * without a snapshot of the child's own until it writes them.
+ */
+static int fork_image(struct jifl_jit_image *img, uint32_t parent, uint32_t child,
+		      uint64_t tsc)
+{
+	struct live *m;
+	ssize_t i, n = live_versions(img, parent, 0, UINT64_MAX, &m);
+	int err = n < 0 ? n : 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = add_version(img, child, m[i].page, tsc, m[i].ip, m[i].bytes);
 	free(m);
 	return err;
 }
@@ -252,6 +287,8 @@ int jifl_jit_image_add_event(struct jifl_jit_image *img,
 		return 0;
 	case FLOWJIT_EV_MREMAP:
 		return move_range(img, ev->pid, ev->aux, ev->addr, ev->len, ev->tsc);
+	case FLOWJIT_EV_FORK:
+		return fork_image(img, ev->aux, ev->pid, ev->tsc);
 	case FLOWJIT_EV_EXECVE:
 		end_range(img, ev->pid, 0, UINT64_MAX, ev->tsc);
 		return 0;
