@@ -14,6 +14,7 @@
 /* before fcntl.h: its RWF_* defer to the kernel's */
 #include <linux/io_uring.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
@@ -267,8 +268,16 @@ FIXTURE(tool) {
 
 FIXTURE_SETUP(tool)
 {
+	glob_t old;
 	ssize_t n;
+	size_t i;
 
+	/* flowjit record does not replace files of earlier tests */
+	if (!glob("/tmp/*.fj", 0, NULL, &old)) {
+		for (i = 0; i < old.gl_pathc; i++)
+			unlink(old.gl_pathv[i]);
+		globfree(&old);
+	}
 	self->flowjit = flowjit_path();
 	ASSERT_NE(NULL, self->flowjit) TH_LOG("flowjit: " GUEST_NOT_IN_IMAGE);
 	ASSERT_EQ(0, access("/proc/flowjit/stream", F_OK));
@@ -431,7 +440,7 @@ TEST_F(tool, bad_use)
 	EXPECT_NE(0, run_status(nocmd));
 	EXPECT_NE(NULL, strstr(err, "flowjit: record: no command to run"));
 	EXPECT_NE(0, run_status(badout));
-	EXPECT_NE(NULL, strstr(err, "flowjit: --output: cannot open '/nonexistent/x.fj': No such file or directory"));
+	EXPECT_NE(NULL, strstr(err, "flowjit: --output: cannot create '/nonexistent/x.fj': No such file or directory"));
 	EXPECT_NE(0, run_status(nopid));
 	EXPECT_NE(NULL, strstr(err, "flowjit: -p: no process 999999: No such process"));
 	EXPECT_EQ(127, run_status(noexe));
@@ -441,6 +450,42 @@ TEST_F(tool, bad_use)
 	EXPECT_NE(0, run_status(notfj));
 	EXPECT_NE(NULL, strstr(err, "bad file format"));
 	TH_LOG("last error: %s", err);
+}
+
+/*
+ * The data file holds the recorded process' memory: created 0600 (not
+ * 0666 & ~umask); an existing file is kept unless --force; a symbolic
+ * link there is not followed, --force or not (a recorder run as root in
+ * a directory others write to).
+ */
+TEST_F(tool, output_is_private_and_not_written_through_a_link)
+{
+	char *rec[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/xo.fj", "--",
+			"/bin/true", NULL };
+	char *force[] = { (char *)self->flowjit, "record", "-q", "-f", "-o", "/tmp/xo.fj", "--",
+			  "/bin/true", NULL };
+	char *link[] = { (char *)self->flowjit, "record", "-q", "-f", "-o", "/tmp/xl.fj", "--",
+			 "/bin/true", NULL };
+	struct stat st;
+	mode_t mask = umask(0);
+
+	EXPECT_EQ(0, run_status(rec));
+	umask(mask);
+	ASSERT_EQ(0, stat("/tmp/xo.fj", &st));
+	EXPECT_EQ(0600, st.st_mode & 0777);
+	/* again: the file is there */
+	EXPECT_NE(0, run_status(rec));
+	EXPECT_NE(NULL, strstr(err, "cannot create '/tmp/xo.fj': File exists (--force replaces it)"));
+	EXPECT_EQ(0, run_status(force));
+	/* a link to a file the recorder must not touch */
+	ASSERT_EQ(0, close(open("/tmp/victim", O_WRONLY | O_CREAT | O_TRUNC, 0644)));
+	ASSERT_EQ(0, symlink("/tmp/victim", "/tmp/xl.fj"));
+	EXPECT_NE(0, run_status(link));
+	EXPECT_NE(NULL, strstr(err, "(a symbolic link, not followed)"));
+	ASSERT_EQ(0, stat("/tmp/victim", &st));
+	EXPECT_EQ(0, st.st_size);
+	unlink("/tmp/xl.fj");
+	unlink("/tmp/victim");
 }
 
 /* A recording cut short is refused, not half read. */

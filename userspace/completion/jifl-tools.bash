@@ -60,7 +60,7 @@ _flowjit()
 		esac
 		$split && return
 		_jifl_command 2 '-o|--output|-p|--pid|-b|--bufsize' && return
-		COMPREPLY=($(compgen -W '--output --pid --all-exec --bufsize --quiet
+		COMPREPLY=($(compgen -W '--output --pid --all-exec --bufsize --quiet --force
 			--help' -- "$cur"))
 		;;
 	report)

@@ -21,8 +21,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " record [-o FILE] [--all-exec] [--bufsize BYTES] -- COMMAND [ARGS...]\n"
-		"       " PROG " record [-o FILE] [--all-exec] [--bufsize BYTES] -p PID\n"
+		"usage: " PROG " record [-o FILE [-f]] [--all-exec] [--bufsize BYTES] -- COMMAND [ARGS...]\n"
+		"       " PROG " record [-o FILE [-f]] [--all-exec] [--bufsize BYTES] -p PID\n"
 		"       " PROG " report [--events] [FILE]\n"
 		"       " PROG " jitdump [-i PERF_DATA] [-o OUTPUT] [-d DIR] [-q] [FILE]\n"
 		"\n"
@@ -34,10 +34,11 @@ static void usage(FILE *f)
 		"and OUTPUT, a copy of the run's PERF_DATA with their markers, for\n"
 		"\"perf inject --jit -i OUTPUT\" (FILE: default flowjit.data).\n"
 		"\n"
-		"  -o, --output FILE     data file (default: flowjit.data);\n"
+		"  -o, --output FILE     data file (default: flowjit.data), created 0600;\n"
 		"                        jitdump: the perf.data copy (default: perf.jitdump.data)\n"
 		"  -i, --input FILE      jitdump: the run's perf.data (default: perf.data)\n"
 		"  -d, --dir DIR         jitdump: where jit-PID.dump go (default: jitdump)\n"
+		"  -f, --force           record: replace FILE if it exists\n"
 		"  -p, --pid PID         attach to a running process\n"
 		"  -a, --all-exec        snapshot every executable page, file text too\n"
 		"  -b, --bufsize BYTES   set the kernel's event ring size (root)\n"
@@ -84,6 +85,7 @@ static int cmd_record(int argc, char **argv)
 		{ "all-exec", no_argument, NULL, 'a' },
 		{ "bufsize", required_argument, NULL, 'b' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -92,7 +94,7 @@ static int cmd_record(int argc, char **argv)
 	int c;
 
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+o:p:ab:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:ab:qfh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -111,6 +113,9 @@ static int cmd_record(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = 1;
+			break;
+		case 'f':
+			o.force = 1;
 			break;
 		default:
 			return help_or_usage(c);

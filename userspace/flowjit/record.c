@@ -191,11 +191,25 @@ static int setup(struct recording *r, pid_t pid, const char *cmdline,
 		.cmdline = cmdline, .cmdline_len = cmdline_len,
 	};
 	char cmd[64];
-	int ret;
+	int fd, ret;
 
-	ret = jifl_fjwriter_open(&r->w, o->output, &info);
+	/*
+	 * Snapshots are the recorded process' memory: only the recorder
+	 * reads them (0600), and a file or link planted where a recorder
+	 * run as root writes is neither followed nor overwritten unless
+	 * asked (--force, which still follows no link).
+	 */
+	fd = open(o->output, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+			     (o->force ? O_TRUNC : O_EXCL), 0600);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": --output: cannot create '%s': %s%s\n", o->output,
+			strerror(errno), errno == EEXIST ? " (--force replaces it)" :
+			errno == ELOOP ? " (a symbolic link, not followed)" : "");
+		return -jifl_err_io;
+	}
+	ret = jifl_fjwriter_fdopen(&r->w, fd, &info);
 	if (ret) {
-		fprintf(stderr, PROG ": --output: cannot open '%s': %s\n", o->output,
+		fprintf(stderr, PROG ": --output: cannot write '%s': %s\n", o->output,
 			ret == -jifl_err_io ? strerror(errno) : jifl_strerror(ret));
 		return ret;
 	}

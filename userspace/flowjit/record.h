@@ -20,6 +20,7 @@ struct fj_record_opts {
 	pid_t pid;			/* attach to this process, or 0 */
 	char **argv;			/* else run this command */
 	int quiet;			/* no summary on stderr */
+	int force;			/* replace an existing output file */
 };
 
 /* Record as @o says; returns the exit status for flowjit. */

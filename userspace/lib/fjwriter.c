@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "errcode.h"
 #include "fjwriter.h"
@@ -56,19 +58,40 @@ static int put_header(struct jifl_fjwriter *w, const struct jifl_fj_info *info)
 int jifl_fjwriter_open(struct jifl_fjwriter **wp, const char *path,
 		       const struct jifl_fj_info *info)
 {
+	int fd;
+
+	if (!path)
+		return -jifl_err_invalid;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -jifl_err_io;
+	return jifl_fjwriter_fdopen(wp, fd, info);
+}
+
+int jifl_fjwriter_fdopen(struct jifl_fjwriter **wp, int fd,
+			 const struct jifl_fj_info *info)
+{
 	struct jifl_fjwriter *w;
 	int ret;
 
-	if (!wp || !path || !info ||
-	    info->cmdline_len > JIFL_FJ_HEADER_MAX - sizeof(struct jifl_fj_header) - 8)
+	if (!wp || !info ||
+	    info->cmdline_len > JIFL_FJ_HEADER_MAX - sizeof(struct jifl_fj_header) - 8) {
+		close(fd);
 		return -jifl_err_invalid;
+	}
 	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (!w) {
+		close(fd);
 		return -jifl_err_nomem;
+	}
 	w->sum = JIFL_FJ_CHECKSUM_INIT;
-	w->f = fopen(path, "we");
+	w->f = fdopen(fd, "w");
 	if (!w->f) {
+		int saved = errno;
+
+		close(fd);
 		free(w);
+		errno = saved;
 		return -jifl_err_io;
 	}
 	/* Snapshots come in 4 KiB pieces: write them out in big ones. */

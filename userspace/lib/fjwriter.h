@@ -21,6 +21,13 @@ int jifl_fjwriter_open(struct jifl_fjwriter **wp, const char *path,
 		       const struct jifl_fj_info *info);
 
 /*
+ * The same into @fd, open for writing (the caller chose how to create
+ * it); the writer owns @fd from then on, also when it fails.
+ */
+int jifl_fjwriter_fdopen(struct jifl_fjwriter **wp, int fd,
+			 const struct jifl_fj_info *info);
+
+/*
  * Append one record as read from /proc/flowjit/stream: @ev->size bytes,
  * its page included. Returns 0 or a negative jifl_error_code.
  */
