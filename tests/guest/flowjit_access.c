@@ -186,6 +186,94 @@ TEST_F(fj, remote_write_is_logged_under_the_target)
 	EXPECT_EQ(0, own);
 }
 
+/*
+ * A JIT that writes its code, makes it read-only and executable
+ * (mprotect RX), then patches it the way a debugger sets a breakpoint:
+ * through /proc/PID/mem (FOLL_FORCE) from itself (@remote false) or
+ * from its parent. The page is the process' own (anonymous,
+ * exclusive), so the kernel may write it without a write fault; the
+ * patch must still be a WRITE event, and the next run a new snapshot.
+ */
+static void forced_write_into_rx_code(struct __test_metadata *_metadata, bool remote)
+{
+	int ready[2], go[2], i, n, writes = 0, execs = 0, fresh = 0;
+	unsigned char *code;
+	uint32_t v = 2;
+	char path[64], c;
+	pid_t child;
+	int fd;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		if (fj_enable(0))
+			_exit(10);
+		code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (code == MAP_FAILED)
+			_exit(11);
+		emit_ret_imm(code, 1);
+		if (mprotect(code, PAGE, PROT_READ | PROT_EXEC) ||
+		    ((jit_fn)code)() != 1)
+			_exit(12);
+		if (!remote) {
+			fd = open("/proc/self/mem", O_RDWR);
+			if (fd < 0 || pwrite(fd, &v, 4, (uintptr_t)code + 1) != 4)
+				_exit(13);
+			close(fd);
+		} else if (write(ready[1], &code, sizeof(code)) != sizeof(code) ||
+			   read(go[0], &c, 1) != 1) {
+			_exit(14);
+		}
+		_exit(((jit_fn)code)() == 2 ? 0 : 1);
+	}
+	if (remote) {
+		ASSERT_EQ((ssize_t)sizeof(code), read(ready[0], &code, sizeof(code)));
+		snprintf(path, sizeof(path), "/proc/%d/mem", child);
+		fd = open(path, O_RDWR);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(4, pwrite(fd, &v, 4, (uintptr_t)code + 1));
+		close(fd);
+		ASSERT_EQ(1, write(go[1], "g", 1));
+	}
+	ASSERT_EQ(0, wait_exit_code(child));
+
+	n = fj_drain(recs, FJ_MAX_EVENTS);
+	ASSERT_LT(0, n);
+	for (i = 0; i < n; i++) {
+		struct flowjit_event *ev = &recs[i].ev;
+
+		if ((pid_t)ev->pid != child)
+			continue;
+		if (ev->type == FLOWJIT_EV_WRITE) {
+			writes++;
+			EXPECT_TRUE(ev->flags & FLOWJIT_EVF_KERNEL);
+			EXPECT_EQ(remote, !!(ev->flags & FLOWJIT_EVF_REMOTE));
+		}
+		if (ev->type == FLOWJIT_EV_EXEC && (ev->flags & FLOWJIT_EVF_PAYLOAD)) {
+			execs++;
+			fresh += !memcmp(recs[i].page + 1, &v, 4);
+		}
+	}
+	TH_LOG("%s write: %d WRITE events, %d snapshots, %d of them with the patch",
+	       remote ? "remote" : "own", writes, execs, fresh);
+	EXPECT_EQ(1, writes);
+	EXPECT_EQ(2, execs);
+	EXPECT_EQ(1, fresh);
+}
+
+TEST_F(fj, forced_write_into_rx_code_is_logged)
+{
+	forced_write_into_rx_code(_metadata, false);
+}
+
+TEST_F(fj, remote_forced_write_into_rx_code_is_logged)
+{
+	forced_write_into_rx_code(_metadata, true);
+}
+
 /* A child of user nobody tracks itself, then runs @path --suid-report. */
 static pid_t report_as_nobody(const char *path)
 {

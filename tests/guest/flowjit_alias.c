@@ -264,4 +264,39 @@ TEST_F(alias, pinned_page_is_flagged)
 	close(ring);
 }
 
+/*
+ * Truncation that ends inside the code's page zeroes the rest of the
+ * page in place, with the page still mapped and executable: a hole
+ * punched into its second half (fallocate), then a file size inside it
+ * (ftruncate). Each must end the running version with a WRITE record,
+ * and the next run's snapshot must show the zeroes.
+ */
+TEST_F(alias, truncation_inside_the_page)
+{
+	static const char * const what[] = { "fallocate(PUNCH_HOLE)", "ftruncate" };
+	const size_t off = PAGE / 2 + 100;
+	struct fj_rec *exec, *wr;
+	char seq[16];
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		write_view(self, 1);
+		self->rw[off] = 0xc3;
+		fj_drain(recs, FJ_MAX_EVENTS);	/* the records of that write */
+		EXPECT_EQ(1, ((jit_fn)self->rx)());
+		if (i == 0)
+			ret = fallocate(self->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					PAGE / 2, PAGE / 2);
+		else
+			ret = ftruncate(self->fd, PAGE / 2);
+		ASSERT_EQ(0, ret) TH_LOG("%s: %s", what[i], strerror(errno));
+		EXPECT_EQ(1, ((jit_fn)self->rx)());
+		ASSERT_LT(0, page_events(getpid(), self->rx, seq, sizeof(seq), &exec, &wr));
+		EXPECT_STREQ("EWE", seq) TH_LOG("%s", what[i]);
+		if (exec)
+			EXPECT_EQ(0, exec->page[off]) TH_LOG("%s: the snapshot has the old byte", what[i]);
+		ASSERT_EQ(0, ftruncate(self->fd, PAGE));
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -311,6 +311,75 @@ TEST_F(fj, smc_step_ends_with_a_signal)
 	EXPECT_EQ(1, count_steps(r, n, code));
 }
 
+/*
+ * self_modifying_code()'s store into its own page in a shared RWX
+ * mapping (shared anonymous memory, then a memfd): making the page
+ * executable write-protects every shared mapping of it, the stepped
+ * store's own included, which must not turn the step into a fault loop
+ * (SIGALRM ends the test if it does).
+ */
+TEST_F(fj, smc_in_a_shared_mapping)
+{
+	static const unsigned char smc[] = {
+		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a,	/* mov byte [rip+1], 42 */
+		0xb8, 0x00, 0x00, 0x00, 0x00,			/* mov eax, 0 */
+		0xc3,						/* ret */
+	};
+	const char *what[] = { "shared anonymous", "memfd" };
+	unsigned char *code;
+	struct fj_rec *r;
+	int i, n, fd;
+
+	ASSERT_EQ(0, fj_enable(0));
+	for (i = 0; i < 2; i++) {
+		fd = i ? memfd_create("flowjit-smc", 0) : -1;
+		ASSERT_TRUE(!i || (fd >= 0 && !ftruncate(fd, PAGE)));
+		code = mmap(NULL, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+			    MAP_SHARED | (i ? 0 : MAP_ANONYMOUS), fd, 0);
+		ASSERT_NE(MAP_FAILED, code);
+		memcpy(code, smc, sizeof(smc));
+		alarm(10 * guest_time_scale());
+		EXPECT_EQ(42, ((jit_fn)code)()) TH_LOG("%s", what[i]);
+		alarm(0);
+		n = drain_pid(getpid(), &r);
+		EXPECT_EQ(1, count_steps(r, n, code)) TH_LOG("%s", what[i]);
+		munmap(code, PAGE);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/*
+ * A store from an instruction that straddles two pages into the second
+ * one: it needs both executable and the second writable, so it must be
+ * stepped like a store into its own page, not faulted on for ever.
+ *   PAGE - 3: mov byte [rip+1], 42 (ends at PAGE + 4)
+ *   PAGE + 4: mov eax, 0; ret
+ */
+TEST_F(fj, smc_store_from_an_instruction_across_pages)
+{
+	static const unsigned char smc[] = {
+		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a,	/* mov byte [rip+1], 42 */
+		0xb8, 0x00, 0x00, 0x00, 0x00,			/* mov eax, 0 */
+		0xc3,						/* ret */
+	};
+	unsigned char *code;
+	struct fj_rec *r;
+	int n;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	memcpy(code + PAGE - 3, smc, sizeof(smc));
+	alarm(10 * guest_time_scale());
+	EXPECT_EQ(42, ((jit_fn)(code + PAGE - 3))());
+	alarm(0);
+	EXPECT_EQ(42, code[PAGE + 5]);
+	n = drain_pid(getpid(), &r);
+	EXPECT_EQ(1, count_steps(r, n, code + PAGE));
+}
+
 /* The debugger's child: 0 if the step ended, or what went wrong. */
 static int debugged_split_store(void)
 {
@@ -519,6 +588,83 @@ TEST_F(fj, munmap_and_mremap)
 	EXPECT_EQ(1, exec_new);
 	EXPECT_EQ(1, remaps);
 	EXPECT_EQ(1, unmaps);
+}
+
+/*
+ * mremap() that moves a page of code and grows it to two: the record
+ * says one page moved (the length that moved, not the new one), and
+ * the page after the old one, still someone else's code, is not
+ * reported as moved.
+ */
+TEST_F(fj, mremap_that_grows_logs_the_length_moved)
+{
+	unsigned char *code, *moved;
+	struct fj_rec *r;
+	int n, i, remaps = 0;
+
+	ASSERT_EQ(0, fj_enable(0));
+	/* two pages, the second one a mapping of its own */
+	code = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	ASSERT_EQ(0, mprotect(code + PAGE, PAGE, PROT_READ | PROT_EXEC));
+	emit_ret_imm(code, 12);
+	ASSERT_EQ(12, ((jit_fn)code)());
+	moved = mremap(code, PAGE, 2 * PAGE, MREMAP_MAYMOVE);
+	ASSERT_NE(MAP_FAILED, moved);
+	ASSERT_NE(code, moved);
+	ASSERT_EQ(12, ((jit_fn)moved)());
+	n = drain_pid(getpid(), &r);
+	for (i = 0; i < n; i++) {
+		if (r[i].ev.type != FLOWJIT_EV_MREMAP)
+			continue;
+		remaps++;
+		EXPECT_EQ((uintptr_t)moved, r[i].ev.addr);
+		EXPECT_EQ((uintptr_t)code, r[i].ev.aux);
+		EXPECT_EQ(PAGE, r[i].ev.len);
+	}
+	EXPECT_EQ(1, remaps);
+}
+
+/*
+ * An munmap() that fails (splitting the mapping would pass
+ * vm.max_map_count) unmaps nothing: no MUNMAP record, and the code
+ * still runs without a new snapshot.
+ */
+TEST_F(fj, failed_munmap_is_not_logged)
+{
+	char old[32] = "", now[32];
+	unsigned char *code;
+	struct fj_rec *r;
+	int n, maps = 0, ret, err;
+	FILE *f;
+
+	ASSERT_EQ(0, fj_enable(0));
+	code = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, code);
+	emit_ret_imm(code, 13);
+	ASSERT_EQ(13, ((jit_fn)code)());
+	f = fopen("/proc/self/maps", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(now, sizeof(now), f))
+		maps += !!strchr(now, '\n');
+	fclose(f);
+	file_read("/proc/sys/vm/max_map_count", old, sizeof(old));
+	ASSERT_NE(0, old[0]);
+	snprintf(now, sizeof(now), "%d", maps);
+	ASSERT_EQ(0, proc_write("/proc/sys/vm/max_map_count", now));
+	drain_pid(getpid(), &r);
+	/* a hole in the middle: one mapping more */
+	ret = munmap(code + PAGE, PAGE);
+	err = errno;
+	ASSERT_EQ(0, proc_write("/proc/sys/vm/max_map_count", old));
+	ASSERT_EQ(-1, ret);
+	ASSERT_EQ(ENOMEM, err);
+	ASSERT_EQ(13, ((jit_fn)code)());
+	n = drain_pid(getpid(), &r);
+	EXPECT_EQ(0, count_type(r, n, FLOWJIT_EV_MUNMAP));
+	EXPECT_EQ(0, count_type(r, n, FLOWJIT_EV_EXEC));
 }
 
 /* A tiny ring and a fast JIT: seen + dropped = offered, exactly. */
