@@ -417,6 +417,43 @@ TEST_F_TIMEOUT(fj, one_users_flood_costs_no_one_else_events, 120)
 	ASSERT_EQ(0, fj_control("bufsize 8388608"));
 }
 
+/*
+ * Four users flood the ring (one person with a range of subordinate uids
+ * in a user namespace has as many): each keeps to its share, and
+ * together they still leave root's JIT recorded whole.
+ */
+TEST_F_TIMEOUT(fj, four_users_flooding_cost_root_no_events, 240)
+{
+	const int versions = 40;
+	pid_t flood[4], root;
+	uint64_t lost = 0;
+	int i, n, flooded = 0;
+
+	ASSERT_EQ(0, fj_control("bufsize 1048576"));
+	for (i = 0; i < 4; i++) {
+		flood[i] = jit_as(65530 + i, 1000);
+		ASSERT_LE(0, flood[i]);
+	}
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, wait_exit_code(flood[i]));
+	root = jit_as(-1, versions);
+	ASSERT_LE(0, root);
+	ASSERT_EQ(0, wait_exit_code(root));
+
+	n = fj_drain(recs, FJ_MAX_EVENTS);
+	ASSERT_LT(0, n);
+	for (i = 0; i < n; i++)
+		if (recs[i].ev.type == FLOWJIT_EV_LOST)
+			lost += recs[i].ev.aux;
+	for (i = 0; i < 4; i++)
+		flooded += count_exec_of(n, flood[i]);
+	TH_LOG("floods: %d EXEC recorded, %llu events dropped; root: %d of %d",
+	       flooded, (unsigned long long)lost, count_exec_of(n, root), versions);
+	EXPECT_LT(0, lost);
+	EXPECT_EQ(versions, count_exec_of(n, root));
+	ASSERT_EQ(0, fj_control("bufsize 8388608"));
+}
+
 /* "--suid-report": the exit code tells the tests above what execve did. */
 static int suid_report(void)
 {

@@ -233,6 +233,49 @@ TEST_F(alias, pwrite_into_a_fuse_file)
 }
 
 /*
+ * A FUSE server stores bytes into the page cache of its file on its own
+ * (FUSE_NOTIFY_STORE, no request from the kernel): an unprivileged
+ * server can so change code that a tracked mapping of the file runs.
+ */
+TEST_F(alias, fuse_server_stores_into_the_page_cache)
+{
+	struct {
+		struct fuse_out_header h;
+		struct fuse_notify_store_out st;
+		unsigned char code[8];
+	} msg = {
+		.h = { .len = sizeof(msg), .error = FUSE_NOTIFY_STORE },
+		.st = { .nodeid = FUSE_FILE_INO, .offset = 0, .size = sizeof(msg.code) },
+	};
+	struct fj_rec *exec, *wr;
+	unsigned char code[6], *rx;
+	struct fuse_file ff;
+	char seq[16];
+	int fd;
+
+	ASSERT_EQ(0, fuse_file_mount(&ff, "/fjfuse", PAGE)) TH_LOG("FUSE: %m");
+	fd = open(ff.path, O_RDWR);
+	ASSERT_LE(0, fd) TH_LOG("%s: %m", ff.path);
+	emit_ret_imm(code, 1);
+	ASSERT_EQ(sizeof(code), pwrite(fd, code, sizeof(code), 0));
+	rx = mmap(NULL, PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, rx);
+	EXPECT_EQ(1, ((jit_fn)rx)());
+	emit_ret_imm(msg.code, 2);
+	ASSERT_EQ(sizeof(msg), write(ff.dev, &msg, sizeof(msg))) TH_LOG("notify: %m");
+	EXPECT_EQ(2, ((jit_fn)rx)());
+	ASSERT_LT(0, page_events(getpid(), rx, seq, sizeof(seq), &exec, &wr));
+	EXPECT_STREQ("EWE", seq);
+	if (exec && wr) {
+		EXPECT_TRUE(wr->ev.flags & FLOWJIT_EVF_ALIAS);
+		EXPECT_EQ(0, memcmp(exec->page, msg.code, 6)) TH_LOG("the snapshot is not version 2");
+	}
+	munmap(rx, PAGE);
+	close(fd);
+	fuse_file_umount(&ff);
+}
+
+/*
  * A page pinned for the kernel's long-term writes (an io_uring fixed
  * buffer): what is written through the pin raises no fault, so its
  * snapshot is flagged; an unpinned run is not.
