@@ -6,12 +6,17 @@
  * execve() of a set-user-ID program by a tracked process.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
+#include <linux/userfaultfd.h>
 
 #include "guest_harness.h"
 #include "flowjit_util.h"
@@ -452,6 +457,108 @@ TEST_F_TIMEOUT(fj, four_users_flooding_cost_root_no_events, 240)
 	EXPECT_LT(0, lost);
 	EXPECT_EQ(versions, count_exec_of(n, root));
 	ASSERT_EQ(0, fj_control("bufsize 8388608"));
+}
+
+/* The page of process @pid at @addr, read with process_vm_readv(). */
+struct remote_read {
+	pid_t pid;
+	void *addr;
+	ssize_t ret;
+};
+
+static void *read_remote(void *arg)
+{
+	struct remote_read *r = arg;
+	char buf[8];
+	struct iovec local = { buf, sizeof(buf) }, remote = { r->addr, sizeof(buf) };
+
+	r->ret = process_vm_readv(r->pid, &local, 1, &remote, 1, 0);
+	return NULL;
+}
+
+/*
+ * The child of the test below: track itself (without inheritance), send
+ * the parent a userfaultfd of a page of its and the page's address, and
+ * execve() itself when told to.
+ */
+static int exec_while_read(int sock)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, c;
+	void *page;
+	struct iovec iov = { &page, sizeof(page) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	int uffd;
+
+	if (fj_enable(0))
+		return 10;
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (uffd < 0 || page == MAP_FAILED || ioctl(uffd, UFFDIO_API, &api))
+		return 11;
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = PAGE;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
+		return 12;
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &uffd, sizeof(int));
+	if (sendmsg(sock, &msg, 0) != sizeof(page) || read(sock, &c, 1) != 1)
+		return 13;
+	execl("/proc/self/exe", "flowjit_access", "--suid-report", NULL);
+	return 14;
+}
+
+/*
+ * A tracked process execs while another process holds its address space
+ * for a moment, as a reader of /proc/PID/cmdline or a debugger does:
+ * here a process_vm_readv() waits on a userfaultfd of the page it reads
+ * until after the exec. The process was the only one to run in its old
+ * address space, so the new program is still tracked.
+ */
+TEST_F(fj, execve_while_another_process_reads_the_old_memory)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct remote_read r = { 0 };
+	struct iovec iov = { &r.addr, sizeof(r.addr) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct uffd_msg fault;
+	pthread_t reader;
+	int sv[2], uffd, status;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	r.pid = fork();
+	ASSERT_LE(0, r.pid);
+	if (!r.pid) {
+		close(sv[0]);
+		_exit(exec_while_read(sv[1]));
+	}
+	close(sv[1]);
+	ASSERT_EQ((ssize_t)sizeof(r.addr), recvmsg(sv[0], &msg, 0));
+	ASSERT_NE(NULL, CMSG_FIRSTHDR(&msg));
+	memcpy(&uffd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+	ASSERT_EQ(0, pthread_create(&reader, NULL, read_remote, &r));
+	/* the reader holds the child's memory, waiting for the page */
+	ASSERT_EQ((ssize_t)sizeof(fault), read(uffd, &fault, sizeof(fault)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, fault.event);
+	ASSERT_EQ(1, write(sv[0], "x", 1));
+	ASSERT_EQ(r.pid, waitpid(r.pid, &status, 0));
+	close(uffd);
+	pthread_join(reader, NULL);
+	ASSERT_TRUE(WIFEXITED(status));
+	/* --suid-report as root: 1 if still tracked */
+	EXPECT_EQ(1, WEXITSTATUS(status)) TH_LOG("tracking %s across the exec",
+						 WEXITSTATUS(status) ? "kept" : "lost");
+	close(sv[0]);
 }
 
 /* "--suid-report": the exit code tells the tests above what execve did. */
