@@ -129,6 +129,31 @@ TEST_F(fj, status_shows_pids_of_the_readers_namespace)
 }
 
 /*
+ * Who is tracked is the business of those who may read the process'
+ * memory maps: a user reading the status file sees its own tracked
+ * processes, not root's.
+ */
+TEST_F(fj, status_lists_only_processes_the_reader_may_trace)
+{
+	pid_t child;
+
+	ASSERT_EQ(0, fj_enable(0));
+	ASSERT_TRUE(status_lists(getpid()));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		if (setgid(65534) || setuid(65534) || fj_enable(0))
+			_exit(10);
+		if (!status_lists(getpid()))
+			_exit(1);
+		_exit(status_lists(getppid()) ? 2 : 0);
+	}
+	EXPECT_EQ(0, wait_exit_code(child))
+		TH_LOG("1: nobody's own process not listed; 2: root's listed to nobody");
+	ASSERT_EQ(0, fj_disable());
+}
+
+/*
  * A write into a tracked process' code through /proc/PID/mem (the path
  * of ptrace and debuggers) is the target's WRITE event: logged under its
  * pid, flagged remote, with the writer's pid in aux.
