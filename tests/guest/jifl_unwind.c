@@ -187,6 +187,9 @@ TEST_F(unwind, stack_trace_from_an_interrupt_names_the_original)
 	EXPECT_NE(NULL, strstr(translated, "interrupted translated code"));
 }
 
+/* Kernel addresses start here (the user half ends below). */
+#define KERNEL_ADDR	0xffff800000000000UL
+
 /*
  * One perf sample's kernel call chain, from `perf script -F ip,sym`:
  * lines "\t<hex ip> <symbol>", samples separated by a blank line.
@@ -378,8 +381,12 @@ static int sample_chains_of(struct __test_metadata *_metadata, struct chains *r,
 		c.after_entry = !strncmp(sym, "asm_", 4);
 		if (!strncmp(sym, "entry_SYSCALL_64", 16))
 			c.reaches_entry = 1;
-		/* classed by the first stub frame, the C half below it aside */
-		if (through && strstr(sym, through) && !c.stub) {
+		/*
+		 * classed by the first stub frame, the C half below it
+		 * aside; kernel frames only (a user sample in memcpy@plt
+		 * is no chain through the kernel's memcpy)
+		 */
+		if (through && ip >= KERNEL_ADDR && strstr(sym, through) && !c.stub) {
 			c.through = 1;
 			if (!stub_c_half(sym)) {
 				c.stub = 1;
@@ -582,7 +589,6 @@ struct kernel_profile {
 	int reach_entry;	/* chains that reach the system-call entry */
 };
 
-#define KERNEL_ADDR	0xffff800000000000UL
 
 static void profile_count(struct kernel_profile *p, const char *sym)
 {
