@@ -154,13 +154,14 @@ TEST_F(fj, wx_mprotect_jit)
  *   mov eax, 0x00 (imm32)      ; becomes 0x2a
  *   ret
  */
+static const unsigned char smc[] = {
+	0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a,	/* mov byte [rip+1], 42 */
+	0xb8, 0x00, 0x00, 0x00, 0x00,			/* mov eax, 0 */
+	0xc3,						/* ret */
+};
+
 TEST_F(fj, self_modifying_code)
 {
-	static const unsigned char smc[] = {
-		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a,	/* mov byte [rip+1], 42 */
-		0xb8, 0x00, 0x00, 0x00, 0x00,			/* mov eax, 0 */
-		0xc3,						/* ret */
-	};
 	unsigned char *code;
 	struct fj_rec *r;
 	int n, i, execs = 0, writes = 0;
@@ -279,11 +280,6 @@ static unsigned char *map_split_store(void)
 
 TEST_F(fj, smc_step_ends_with_a_signal)
 {
-	static const unsigned char smc[] = {
-		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a,	/* mov byte [rip+1], 42 */
-		0xb8, 0x00, 0x00, 0x00, 0x00,			/* mov eax, 0 */
-		0xc3,						/* ret */
-	};
 	struct sigaction sa = { .sa_handler = smc_segv }, old;
 	unsigned char *code;
 	struct fj_rec *r;
@@ -320,11 +316,6 @@ TEST_F(fj, smc_step_ends_with_a_signal)
  */
 TEST_F(fj, smc_in_a_shared_mapping)
 {
-	static const unsigned char smc[] = {
-		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a,	/* mov byte [rip+1], 42 */
-		0xb8, 0x00, 0x00, 0x00, 0x00,			/* mov eax, 0 */
-		0xc3,						/* ret */
-	};
 	const char *what[] = { "shared anonymous", "memfd" };
 	unsigned char *code;
 	struct fj_rec *r;
@@ -358,11 +349,6 @@ TEST_F(fj, smc_in_a_shared_mapping)
  */
 TEST_F(fj, smc_store_from_an_instruction_across_pages)
 {
-	static const unsigned char smc[] = {
-		0xc6, 0x05, 0x01, 0x00, 0x00, 0x00, 0x2a,	/* mov byte [rip+1], 42 */
-		0xb8, 0x00, 0x00, 0x00, 0x00,			/* mov eax, 0 */
-		0xc3,						/* ret */
-	};
 	unsigned char *code;
 	struct fj_rec *r;
 	int n;
