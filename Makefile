@@ -9,33 +9,42 @@ KOUT      := $(B)/kernel
 BZIMAGE   := $(KOUT)/arch/x86/boot/bzImage
 UAPI      := $(KOUT)/usr/include
 KSELFTEST := $(KTREE)/tools/testing/selftests
+# The tools and host tests build from copies of the kernel headers they
+# need (scripts/check-headers.sh keeps them equal to the series'), so no
+# kernel tree is needed for them; the guest tests use the kernel's own.
+VENDORED_UAPI      := $(TOP)/userspace/include/uapi
+VENDORED_KSELFTEST := $(TOP)/tests/include
 INITRD    := $(B)/initramfs.cpio.gz
 
 CC        ?= gcc
 CFLAGS    := -std=gnu11 -O2 -g -Wall -Wextra -Werror
 # kselftest_harness.h is kernel code: it trips -Wextra's pedantry.
-TEST_CFLAGS := $(CFLAGS) -I$(KSELFTEST) -I$(UAPI) -DJIFL_TOP=\"$(TOP)\" -Wno-unused-parameter \
+HARNESS_CFLAGS := $(CFLAGS) -DJIFL_TOP=\"$(TOP)\" -Wno-unused-parameter \
 	-Wno-sign-compare -Wno-missing-field-initializers
+HOST_TEST_CFLAGS  := $(HARNESS_CFLAGS) -I$(VENDORED_KSELFTEST) -I$(VENDORED_UAPI)
+GUEST_TEST_CFLAGS := $(HARNESS_CFLAGS) -I$(KSELFTEST) -I$(UAPI)
 
 HOST_TESTS   := $(patsubst tests/host/%.c,$(B)/tests/host/%,$(wildcard tests/host/*.c))
 HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wildcard tests/host/fixtures/*.c))
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
-.PHONY: all help setup prepare kernel patches userspace userspace-san fuzzers fuzz tests initramfs \
-	check check-debug check-singlestep series-check debian-check demo bench bench-apache kcov-compare guest-shell install uninstall deb clean distclean
+.PHONY: all help setup prepare kernel patches userspace userspace-san fuzzers fuzz tests host-tests initramfs \
+	check check-host check-debug check-singlestep series-check debian-check demo bench bench-apache kcov-compare guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
 
 help:
 	@echo "make demo        build everything, boot the patched kernel, show it working"
 	@echo "make check       all tests (host, then guest in QEMU); last line 'N passed, N failed'"
+	@echo "make check-host  build the tools, run the host tests; no kernel tree needed (minutes)"
 	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
 	@echo "make bench-apache  the Apache rows of make bench alone"
 	@echo "make check-debug guest tests on a KASAN + lockdep kernel (slow)"
 	@echo "make check-singlestep  call chains from interrupts at any instruction (QEMU -singlestep)"
 	@echo "make kcov-compare JIFL's cover tool against kcov, on a CONFIG_KCOV kernel"
 	@echo "make fuzz        run the libFuzzer harnesses (FUZZ_TIME seconds each) and update their corpora"
-	@echo "make series-check build the test kernel at every patch of patches/series, checkpatch --strict each"
+	@echo "make series-check build the test kernel at every patch of patches/series, checkpatch --strict each,"
+	@echo "                 then compare the vendored kernel headers with the series' (scripts/check-headers.sh)"
 	@echo "make debian-check compile what the series touches with Debian's own amd64 config"
 	@echo "make setup       install the Debian packages the project needs"
 	@echo "make prepare     build/linux: Debian linux-source-6.1 + patches/series (git am)"
@@ -59,22 +68,21 @@ kernel: prepare
 patches:
 	@scripts/kernel-export.sh
 
-userspace: | $(UAPI)
-	@$(MAKE) -s -C userspace O=$(B) UAPI=$(UAPI)
+userspace:
+	@$(MAKE) -s -C userspace O=$(B)
 
-userspace-san: | $(UAPI)
-	@$(MAKE) -s -C userspace O=$(B) UAPI=$(UAPI) SAN=1
+userspace-san:
+	@$(MAKE) -s -C userspace O=$(B) SAN=1
 
-fuzzers: userspace | $(UAPI)
-	@$(MAKE) -s -C userspace O=$(B) UAPI=$(UAPI) FUZZ=1 fuzzers
+fuzzers: userspace
+	@$(MAKE) -s -C userspace O=$(B) FUZZ=1 fuzzers
 
 fuzz:
 	@scripts/fuzz.sh
 
-# PREFIX (/usr/local), DESTDIR, BINDIR, MANDIR, COMPLETIONDIR as usual; from
-# the kernel build, only building the tools needs its headers.
+# PREFIX (/usr/local), DESTDIR, BINDIR, MANDIR, COMPLETIONDIR as usual.
 install: userspace
-	@$(MAKE) --no-print-directory -C userspace O=$(B) UAPI=$(UAPI) install
+	@$(MAKE) --no-print-directory -C userspace O=$(B) install
 
 uninstall:
 	@$(MAKE) --no-print-directory -C userspace O=$(B) uninstall
@@ -82,33 +90,39 @@ uninstall:
 deb: userspace
 	@scripts/make-deb.sh $(B)
 
-# The tests build against the patched tree's headers and harness.
+# The guest tests build against the patched tree's headers and harness.
 $(UAPI):
 	@$(MAKE) -s kernel
 
 # Host tests may use the tools' library (libjifl.a, built by "userspace").
 LIBJIFL := $(B)/userspace/libjifl.a
 
-$(B)/tests/host/%: tests/host/%.c $(wildcard tests/host/*.h) $(wildcard userspace/lib/*.[ch]) | $(UAPI) userspace
-	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -Iuserspace/lib -o $@ $< $(LIBJIFL) -lipt -lZydis -lelf -lpthread
+VENDORED_HEADERS := $(wildcard tests/include/*.h userspace/include/uapi/linux/*.h)
 
-$(B)/tests/fixtures/%: tests/host/fixtures/%.c | $(UAPI)
+$(B)/tests/host/%: tests/host/%.c $(wildcard tests/host/*.h) $(wildcard userspace/lib/*.[ch]) \
+		$(VENDORED_HEADERS) | userspace
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -static -o $@ $<
+	$(CC) $(HOST_TEST_CFLAGS) -Iuserspace/lib -o $@ $< $(LIBJIFL) -lipt -lZydis -lelf -lpthread
+
+$(B)/tests/fixtures/%: tests/host/fixtures/%.c $(VENDORED_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_TEST_CFLAGS) -static -o $@ $<
 
 # the series' own UAPI headers: a changed one rebuilds the tests
 SERIES_UAPI := $(wildcard $(UAPI)/linux/flowjit.h $(UAPI)/linux/jifl*.h)
 
 $(B)/tests/guest/%: tests/guest/%.c $(wildcard tests/guest/*.h) $(SERIES_UAPI) | $(UAPI)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -static -o $@ $< -lpthread
+	$(CC) $(GUEST_TEST_CFLAGS) -static -o $@ $< -lpthread
 
 # Programs that tests run or trace (tests/progs/progs.mk adds to TEST_PROGS).
 TEST_PROGS :=
 -include tests/progs/progs.mk
 
-tests: userspace $(TEST_PROGS) $(HOST_TESTS) $(HOST_FIXTURES) $(GUEST_TESTS)
+# What the host tests run, built without a kernel tree.
+host-tests: userspace $(TEST_PROGS) $(HOST_TESTS) $(HOST_FIXTURES)
+
+tests: host-tests $(GUEST_TESTS)
 
 $(INITRD): userspace $(GUEST_TESTS) scripts/mkinitramfs.sh scripts/guest/init \
 		scripts/guest/run-tests tests/guest/programs
@@ -118,6 +132,9 @@ initramfs: $(INITRD)
 
 check:
 	@scripts/check.sh
+
+check-host:
+	@scripts/check-host.sh
 
 check-debug:
 	@scripts/check-debug.sh

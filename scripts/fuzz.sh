@@ -81,7 +81,7 @@ fi
 seeds=$F/seeds
 rm -rf "$seeds"
 mkdir -p "$seeds/fuzz_perf_data" "$seeds/fuzz_flowjit" "$seeds/fuzz_raw"
-cflags="-std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Iuserspace/lib -Itests/host -isystem $B/kernel/usr/include"
+cflags="-std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -Iuserspace/lib -Itests/host -Iuserspace/include/uapi"
 gcc $cflags -o "$F/seed_raw" tests/fuzz/seed_raw.c -lipt &&
 	gcc $cflags -o "$F/seed_fj" tests/fuzz/seed_fj.c "$B/userspace/libjifl.a" &&
 	gcc -O2 -Wall -Werror -nostdlib -static -fno-stack-protector -o "$F/tiny" tests/fuzz/tiny.c ||

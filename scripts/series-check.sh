@@ -15,6 +15,9 @@
 # The tree is a git worktree of build/linux in build/series/linux, the
 # output build/series/kernel: the developer's tree and build are not
 # touched, and after the first patch each build is incremental (ccache).
+# Then, on the tree the whole series made, the kernel headers vendored
+# in user space and the tests must be the series' own
+# (scripts/check-headers.sh), one more pass or failure.
 # Last line: "N passed, N failed" (a patch passes when it applies,
 # builds without warnings and is checkpatch clean).
 set -uo pipefail
@@ -99,6 +102,16 @@ for p in "${patches[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
+if [ "$(git -C "$tree" rev-list --count jifl-base..HEAD)" = ${#patches[@]} ]; then
+	if "$top/scripts/check-headers.sh" "$tree" > "$work/headers.log" 2>&1; then
+		echo "ok   vendored headers: $(tail -n 1 "$work/headers.log")"
+		passed=$((passed + 1))
+	else
+		echo "FAIL vendored headers differ from the series' (log ${work#$top/}/headers.log)"
+		head -n 40 "$work/headers.log" | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+fi
 echo "series-check: ${#patches[@]} patches, $(( $(date +%s) - start ))s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -2,24 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0
 # Install every Debian package the project needs, quietly and idempotently.
 # apt-get update runs only when something is missing.
+#
+#   scripts/setup.sh          everything (make setup, make check)
+#   scripts/setup.sh --host   what the tools and the host tests need
+#                             (make check-host): no kernel, no guest
 set -euo pipefail
 
 PKGS=(
-	# kernel tree and build
-	linux-source-6.1 linux-config-6.1 build-essential bc flex bison
-	python3-git
-	libelf-dev libssl-dev cpio xz-utils rsync kmod git ccache python3 python3-ply
-	# guest
-	qemu-system-x86 busybox-static
-	# user space
-	pkg-config libipt-dev libzydis-dev libzstd-dev linux-perf
-	libclang-rt-14-dev clang
-	# workloads
-	luajit stress-ng
-	# benchmarks
-	gnuplot-nox time apache2-bin apache2-utils
+	# user space and the host tests
+	build-essential git xz-utils pkg-config libelf-dev libipt-dev libzydis-dev
+	libzstd-dev linux-perf libclang-rt-14-dev clang luajit
 	# make deb and its test
 	dpkg-dev lintian bash-completion
+)
+[ "${1:-}" = --host ] || PKGS+=(
+	# kernel tree and build
+	linux-source-6.1 linux-config-6.1 bc flex bison python3-git
+	libssl-dev cpio rsync kmod ccache python3 python3-ply
+	# guest
+	qemu-system-x86 busybox-static
+	# workloads
+	stress-ng
+	# benchmarks
+	gnuplot-nox time apache2-bin apache2-utils
 )
 
 missing=()

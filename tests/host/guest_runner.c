@@ -2,7 +2,8 @@
 /*
  * The QEMU runner fails a run when it should: a failing guest test case,
  * a guest oops, a hung guest. Boots the test kernel (build/kernel) with
- * the initramfs (build/initramfs.cpio.gz), so it runs after make kernel.
+ * the initramfs (build/initramfs.cpio.gz), so it runs after make kernel;
+ * without them, its tests skip.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "needs_kernel.h"
 
 FIXTURE(guest) {
 	char dir[64];
@@ -45,6 +47,8 @@ TEST_F_TIMEOUT(guest, failing_case_is_counted, 300)
 {
 	char out[256];
 
+	NEEDS_GUEST();
+
 	ASSERT_EQ(0, cmd_run(out, sizeof(out), "cp %s/build/tests/fixtures/harness_fail %s/",
 			     JIFL_TOP, self->dir));
 	EXPECT_EQ(1, boot(self, "true", "-T 200 -t /mnt/host/harness_fail"));
@@ -55,6 +59,8 @@ TEST_F_TIMEOUT(guest, failing_case_is_counted, 300)
 
 TEST_F_TIMEOUT(guest, oops_fails_the_run, 300)
 {
+	NEEDS_GUEST();
+
 	EXPECT_EQ(1, boot(self, "echo c > /proc/sysrq-trigger", "-T 200 -t none"));
 	TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, "kernel report in the log"));
@@ -63,6 +69,8 @@ TEST_F_TIMEOUT(guest, oops_fails_the_run, 300)
 
 TEST_F_TIMEOUT(guest, hung_guest_is_killed, 300)
 {
+	NEEDS_GUEST();
+
 	EXPECT_EQ(1, boot(self, "sleep 100000", "-T 30 -t none"));
 	TH_LOG("%s", self->out);
 	EXPECT_NE(NULL, strstr(self->out, "timeout"));
@@ -72,6 +80,8 @@ TEST_F_TIMEOUT(guest, hung_guest_is_killed, 300)
 TEST_F_TIMEOUT(guest, files_come_out_through_the_share, 300)
 {
 	char out[256];
+
+	NEEDS_GUEST();
 
 	EXPECT_EQ(0, boot(self, "uname -r > /mnt/host/uname.txt", "-T 200 -t none"));
 	TH_LOG("%s", self->out);
@@ -101,6 +111,8 @@ TEST_F_TIMEOUT(guest, silent_boot_is_retried_then_caught, 300)
 	time_t t0 = time(NULL);
 	char out[256];
 
+	NEEDS_GUEST();
+
 	EXPECT_EQ(1, boot(self, "true",
 			  "-T 250 -P 100 -B 10 -R 1 -t none -a 'rdinit=/bin/busybox -- sleep 100000'"));
 	TH_LOG("%s", self->out);
@@ -122,6 +134,8 @@ TEST_F_TIMEOUT(guest, silent_test_is_caught, 300)
 {
 	time_t t0 = time(NULL);
 
+	NEEDS_GUEST();
+
 	ASSERT_EQ(0, put_script(self, "freeze", "kill -STOP -1; sleep 100000"));
 	EXPECT_EQ(1, boot(self, "true", "-T 250 -P 15 -R 0 -t /mnt/host/freeze"));
 	TH_LOG("%s", self->out);
@@ -133,6 +147,8 @@ TEST_F_TIMEOUT(guest, silent_test_is_caught, 300)
 /* A test that runs longer than the no-progress limit, silently, is not. */
 TEST_F_TIMEOUT(guest, long_silent_test_is_not_caught, 300)
 {
+	NEEDS_GUEST();
+
 	ASSERT_EQ(0, put_script(self, "slow", "sleep 45"));
 	EXPECT_EQ(0, boot(self, "true", "-T 250 -P 30 -t /mnt/host/slow"));
 	TH_LOG("%s", self->out);

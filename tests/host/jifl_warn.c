@@ -12,6 +12,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "needs_kernel.h"
 
 static char out[65536], log_text[262144];
 
@@ -35,6 +36,7 @@ TEST_F_TIMEOUT(guest, warn_in_cache_names_original_functions, 300)
 	size_t n;
 	int st;
 
+	NEEDS_GUEST();
 	ASSERT_NE(NULL, mkdtemp(dir));
 	ASSERT_EQ(0, cmd_run(out, sizeof(out),
 		"printf '%%s\\n' 'echo \"syscalls all\" > /proc/jifl/control'"

@@ -10,6 +10,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "needs_kernel.h"
 
 FIXTURE(tiny) {
 	char dir[64];
@@ -113,6 +114,7 @@ TEST(real_series_round_trips)
 	char out[16384];
 	int st;
 
+	NEEDS_KERNEL_TREE();
 	st = cmd_run(out, sizeof(out),
 		     "set -e; d=$(mktemp -d); trap 'rm -rf $d' EXIT; cd %s;"
 		     "cp patches/cover-letter.txt $d/;"

@@ -21,6 +21,6 @@ $(B)/tests/progs/swt_%: tests/progs/swt_%.c
 # FlowJIT in user space for host tests (see the file): a preloaded library.
 TEST_PROGS += $(B)/tests/progs/fj_preload.so
 
-$(B)/tests/progs/fj_preload.so: tests/progs/fj_preload.c | $(UAPI)
+$(B)/tests/progs/fj_preload.so: tests/progs/fj_preload.c $(VENDORED_UAPI)/linux/flowjit.h
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -isystem $(UAPI) -o $@ $<
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -I$(VENDORED_UAPI) -o $@ $<
