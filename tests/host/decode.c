@@ -31,6 +31,7 @@
 #include "tools.h"
 #include "errcode.h"
 #include "disasm.h"
+#include "symtab.h"
 #include "fjwriter.h"
 #include "jit_image.h"
 #include "perf_reader.h"
@@ -1529,13 +1530,56 @@ TEST(disasm_cache_follows_the_bytes)
 	size_t len;
 
 	ASSERT_EQ(0, jifl_disasm_new(&d));
-	EXPECT_STREQ("nop", jifl_disasm(d, &a, &len));
+	EXPECT_STREQ("nop", jifl_disasm(d, &a, NULL, &len));
 	EXPECT_EQ(3, len);
-	EXPECT_STREQ("ret", jifl_disasm(d, &b, &len));
-	EXPECT_STREQ("jmp 0x0000000000001000", jifl_disasm(d, &c, &len));
-	EXPECT_STREQ("nop", jifl_disasm(d, &a, &len));
-	EXPECT_STREQ("(bad)", jifl_disasm(d, &bad, &len));
+	EXPECT_STREQ("ret", jifl_disasm(d, &b, NULL, &len));
+	EXPECT_STREQ("jmp 0x0000000000001000", jifl_disasm(d, &c, NULL, &len));
+	EXPECT_STREQ("nop", jifl_disasm(d, &a, NULL, &len));
+	EXPECT_STREQ("(bad)", jifl_disasm(d, &bad, NULL, &len));
 	jifl_disasm_free(d);
+}
+
+/*
+ * A branch target is followed by its function, as objdump prints it:
+ * "<name>" at its start, "<name+0x3>" inside; no name where no symbol
+ * is, or without symbols. The same bytes at the same address are
+ * formatted again for another symbol table.
+ */
+TEST(disasm_names_branch_targets)
+{
+	struct pt_insn call = { .size = 5, .raw = { 0xe8, 0xfb, 0x00, 0x00, 0x00 } };
+	struct pt_insn jz = { .size = 2, .raw = { 0x74, 0x01 } };
+	struct pt_insn jmp = { .ip = 0x1000, .size = 2, .raw = { 0xeb, 0xfe } };
+	uint64_t vaddr, offset, size, target, off;
+	struct jifl_symtab *syms;
+	struct jifl_disasm *d;
+	const char *name = NULL;
+	char want[256];
+	size_t len;
+
+	flat_code(_metadata, PROGS "swt_flow-static", "/dev/null", &vaddr, &offset, &size);
+	ASSERT_EQ(0, jifl_symtab_new(&syms));
+	ASSERT_LT(0, jifl_symtab_add_elf(syms, PROGS "swt_flow-static", vaddr, size, offset));
+	/* A function's first byte, a page or more into the code. */
+	for (target = vaddr + 0x1000; target < vaddr + size; target++) {
+		name = jifl_symtab_lookup(syms, target, &off);
+		if (name && !off)
+			break;
+	}
+	ASSERT_NE(NULL, name);
+	ASSERT_EQ(0, jifl_disasm_new(&d));
+	call.ip = target - 0x100;
+	snprintf(want, sizeof(want), "call 0x%016" PRIX64 " <%s>", target, name);
+	EXPECT_STREQ(want, jifl_disasm(d, &call, syms, &len));
+	EXPECT_EQ(strlen(want), len);
+	jz.ip = target;
+	snprintf(want, sizeof(want), "jz 0x%016" PRIX64 " <%s+0x3>", target + 3, name);
+	EXPECT_STREQ(want, jifl_disasm(d, &jz, syms, &len));
+	EXPECT_STREQ("jmp 0x0000000000001000", jifl_disasm(d, &jmp, syms, &len));
+	snprintf(want, sizeof(want), "call 0x%016" PRIX64, target);
+	EXPECT_STREQ(want, jifl_disasm(d, &call, NULL, &len));
+	jifl_disasm_free(d);
+	jifl_symtab_free(syms);
 }
 
 /*

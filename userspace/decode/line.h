@@ -20,10 +20,11 @@ struct jifl_line {
 	char buf[JIFL_LINE_SIZE];
 };
 
+/* The printer's thread alone writes its stream: no stdio lock. */
 static inline void jifl_line_flush(struct jifl_line *l)
 {
 	if (l->len)
-		fwrite(l->buf, 1, l->len, l->out);
+		fwrite_unlocked(l->buf, 1, l->len, l->out);
 	l->len = 0;
 }
 
@@ -32,7 +33,7 @@ static inline void jifl_line_mem(struct jifl_line *l, const char *s, size_t n)
 	if (n > sizeof(l->buf) - l->len) {
 		jifl_line_flush(l);
 		if (n > sizeof(l->buf)) {
-			fwrite(s, 1, n, l->out);
+			fwrite_unlocked(s, 1, n, l->out);
 			return;
 		}
 	}
@@ -47,7 +48,9 @@ static inline void jifl_line_str(struct jifl_line *l, const char *s)
 
 static inline void jifl_line_char(struct jifl_line *l, char c)
 {
-	jifl_line_mem(l, &c, 1);
+	if (l->len == sizeof(l->buf))
+		jifl_line_flush(l);
+	l->buf[l->len++] = c;
 }
 
 /* @s right-aligned in @width columns (printf's "%*s"). */
@@ -66,15 +69,25 @@ static inline void jifl_line_str_right(struct jifl_line *l, const char *s, size_
 static inline void jifl_line_num(struct jifl_line *l, uint64_t v, unsigned int base,
 				 int width, char pad)
 {
-	char tmp[24], *p = tmp + sizeof(tmp);
+	int n = 1, i;
+	uint64_t x;
+	char *p;
 
-	do {
-		*--p = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	for (; width > tmp + sizeof(tmp) - p; width--)
-		jifl_line_char(l, pad);
-	jifl_line_mem(l, p, tmp + sizeof(tmp) - p);
+	for (x = v / base; x; x /= base)
+		n++;
+	if (width > 64)
+		width = 64;
+	if (width < n)
+		width = n;
+	/* Written in place, no memcpy(): a line has a dozen numbers. */
+	if (sizeof(l->buf) - l->len < (size_t)width)
+		jifl_line_flush(l);
+	p = l->buf + l->len;
+	for (i = 0; i < width - n; i++)
+		p[i] = pad;
+	for (i = width - 1; i >= width - n; i--, v /= base)
+		p[i] = "0123456789abcdef"[v % base];
+	l->len += width;
 }
 
 #endif /* JIFL_DECODE_LINE_H */

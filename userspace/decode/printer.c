@@ -184,7 +184,7 @@ static void put_field(struct jifl_printer *p, const struct jifl_decoded_insn *di
 		jifl_line_char(l, ')');
 		break;
 	case JIFL_FIELD_INSN:
-		text = jifl_disasm(p->disasm, di->insn, &n);
+		text = jifl_disasm(p->disasm, di->insn, di->proc->syms, &n);
 		jifl_line_mem(l, text, n);
 		break;
 	case JIFL_NR_FIELDS:

@@ -27,7 +27,9 @@ struct jifl_session {
 	struct jifl_perf_reader *perf;		/* NULL in raw mode */
 	struct jifl_jit_image *jit;		/* NULL without FlowJIT data */
 	struct pt_config pt;			/* the processor (ptconfig.h) */
+	/* Of every section; one for the sessions jifl_session_reopen() makes. */
 	struct pt_image_section_cache *isc;
+	int shares_isc;				/* the first session's */
 	struct jifl_process **procs;		/* one per traced pid (or the raw one) */
 	size_t nr_procs;
 	struct jifl_threads *threads;
@@ -261,15 +263,22 @@ static int load_flowjit(struct jifl_session *s, const char *path, char *msg, siz
 	return 0;
 }
 
-static int session_new(struct jifl_session **sp)
+/*
+ * A session whose sections go into @isc (libipt's image section cache is
+ * thread-safe: the same file section is mapped once, its block cache
+ * filled once, for all decoding threads), or into its own if NULL.
+ */
+static int session_new(struct jifl_session **sp, struct pt_image_section_cache *isc)
 {
 	struct jifl_session *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return -jifl_err_nomem;
-	s->isc = pt_iscache_alloc(NULL);
+	s->shares_isc = !!isc;
+	s->isc = isc ? isc : pt_iscache_alloc(NULL);
 	if (!s->isc || jifl_threads_new(&s->threads)) {
-		pt_iscache_free(s->isc);
+		if (!isc)
+			pt_iscache_free(s->isc);
 		free(s);
 		return -jifl_err_nomem;
 	}
@@ -294,14 +303,15 @@ static void warn_unfinished(struct jifl_session *s, const char *path)
 		     "read to the end of the file", path);
 }
 
-int jifl_session_open(struct jifl_session **sp, const char *perf_path,
-		      const char *fj_path, const char *buildid_dir, char *msg, size_t len)
+static int session_open(struct jifl_session **sp, const char *perf_path,
+			const char *fj_path, const char *buildid_dir,
+			struct pt_image_section_cache *isc, char *msg, size_t len)
 {
 	struct jifl_session *s;
 	uint64_t off = 0;
 	int err;
 
-	err = session_new(&s);
+	err = session_new(&s, isc);
 	if (err) {
 		say(msg, len, "%s", jifl_strerror(err));
 		return err;
@@ -362,6 +372,12 @@ int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 	return 0;
 }
 
+int jifl_session_open(struct jifl_session **sp, const char *perf_path,
+		      const char *fj_path, const char *buildid_dir, char *msg, size_t len)
+{
+	return session_open(sp, perf_path, fj_path, buildid_dir, NULL, msg, len);
+}
+
 int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
 			  const struct pt_config *pt, char *msg, size_t len)
 {
@@ -371,7 +387,7 @@ int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
 	FILE *f;
 	int err;
 
-	err = session_new(&s);
+	err = session_new(&s, NULL);
 	if (!err)
 		err = new_proc(s, 0, &p);
 	if (!err)
@@ -505,8 +521,8 @@ int jifl_session_reopen(const struct jifl_session *s, struct jifl_session **copy
 
 	if (!s->perf)
 		return -jifl_err_invalid;
-	return jifl_session_open(copy, s->perf_path, s->fj_path, s->buildid_dir, msg,
-				 sizeof(msg));
+	return session_open(copy, s->perf_path, s->fj_path, s->buildid_dir, s->isc, msg,
+			    sizeof(msg));
 }
 
 struct jifl_thread *jifl_session_thread(struct jifl_session *s, uint32_t pid, uint32_t tid)
@@ -607,7 +623,8 @@ void jifl_session_close(struct jifl_session *s)
 	free(s->procs);
 	jifl_threads_free(s->threads);
 	jifl_cpu_threads_free(s->cpus);
-	pt_iscache_free(s->isc);
+	if (!s->shares_isc)
+		pt_iscache_free(s->isc);
 	jifl_jit_image_free(s->jit);
 	jifl_perf_reader_close(s->perf);
 	while (s->nr_warnings)

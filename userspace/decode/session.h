@@ -103,7 +103,8 @@ const struct pt_config *jifl_session_pt(const struct jifl_session *s);
 
 /*
  * The same files opened again (not in raw mode): a session of its own
- * for another thread. Returns 0 or a negative jifl_error_code.
+ * for another thread, whose sections are @s's (one image section cache);
+ * closed before @s. Returns 0 or a negative jifl_error_code.
  */
 int jifl_session_reopen(const struct jifl_session *s, struct jifl_session **copy);
 

@@ -18,6 +18,9 @@ struct jifl_symtab {
 	struct sym *v;
 	size_t nr, cap;
 	int sorted;
+	/* The last symbol found, for every ip in [hit_lo, hit_hi): listings ask in runs. */
+	const struct sym *hit;
+	uint64_t hit_lo, hit_hi;
 };
 
 int jifl_symtab_new(struct jifl_symtab **stp)
@@ -56,6 +59,7 @@ static int push(struct jifl_symtab *st, uint64_t start, uint64_t size,
 	st->v[st->nr].limit = limit;
 	st->nr++;
 	st->sorted = 0;
+	st->hit = NULL;
 	return 0;
 }
 
@@ -165,7 +169,12 @@ const char *jifl_symtab_lookup(struct jifl_symtab *st, uint64_t ip, uint64_t *of
 {
 	size_t lo = 0, hi = st->nr, mid;
 	const struct sym *s;
+	uint64_t next;
 
+	if (st->hit && ip >= st->hit_lo && ip < st->hit_hi) {
+		*offset = ip - st->hit->start;
+		return st->hit->name;
+	}
 	if (!st->sorted && st->nr) {
 		qsort(st->v, st->nr, sizeof(*st->v), sym_cmp);
 		st->sorted = 1;
@@ -177,6 +186,8 @@ const char *jifl_symtab_lookup(struct jifl_symtab *st, uint64_t ip, uint64_t *of
 		else
 			hi = mid;
 	}
+	/* Up to the next symbol, the answer is the same. */
+	next = lo < st->nr ? st->v[lo].start : UINT64_MAX;
 	/* The first symbol at the greatest start <= ip. */
 	while (lo > 1 && st->v[lo - 2].start == st->v[lo - 1].start)
 		lo--;
@@ -185,6 +196,11 @@ const char *jifl_symtab_lookup(struct jifl_symtab *st, uint64_t ip, uint64_t *of
 	s = &st->v[lo - 1];
 	if (s->size ? ip - s->start >= s->size : ip >= s->limit)
 		return NULL;
+	st->hit = s;
+	st->hit_lo = s->start;
+	st->hit_hi = s->size ? s->start + s->size : s->limit;
+	if (next < st->hit_hi)
+		st->hit_hi = next;
 	*offset = ip - s->start;
 	return s->name;
 }
