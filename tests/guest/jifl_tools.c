@@ -312,6 +312,36 @@ TEST_F(tools, native_tail_call_returns_into_the_cache)
 	EXPECT_EQ(100, after);
 }
 
+/*
+ * A call through a dynamic ITS thunk (a "jmp *%rax; int3" of its own in
+ * a page from module_alloc(), which indirect target selection gives
+ * unsafe indirect calls in place of retpolines) is an indirect call:
+ * the callee and the rest of the system call run from the cache. The
+ * test trigger's write calls through such a thunk, then another
+ * function; both blocks must be counted once per write.
+ */
+TEST_F(tools, call_through_a_dynamic_its_thunk_stays_in_the_cache)
+{
+	long long callee, after;
+	int i;
+
+	if (jifl_test("its", "1") == -ENOENT)
+		SKIP(return, "no its trigger (CONFIG_JIFL_TEST, CONFIG_MITIGATION_ITS)");
+	ASSERT_EQ(0, bbcount_this_process(SYS_write));
+	ASSERT_EQ(0, jifl_test("its", "1"));	/* translated now */
+	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, jifl_test("its", "1"));
+	ASSERT_EQ(0, jifl_control("disable"));
+	file_read("/proc/jifl/tool", out, sizeof(out));
+	callee = block_count("jifl_test_its_callee");
+	after = block_count("jifl_test_after_its_call");
+	TH_LOG("100 writes: jifl_test_its_callee ran %lld times, jifl_test_after_its_call %lld",
+	       callee, after);
+	EXPECT_EQ(100, callee);
+	EXPECT_EQ(100, after);
+}
+
 struct pipe_writer {
 	int fd;
 	int bytes;
@@ -446,6 +476,32 @@ TEST_F(tools, native_callee_gets_its_stack_arguments)
 	       calls, before, jifl_stat("native_stack_args"));
 	EXPECT_EQ(100, calls);
 	EXPECT_LT(before, jifl_stat("native_stack_args"));
+}
+
+/*
+ * The same through a native wrapper that tail-jumps to that function
+ * ("jmp jifl_test_stack_args"): the callee finds the wrapper's return
+ * address, so the wrapper takes stack arguments too.
+ */
+TEST_F(tools, native_wrapper_tail_jumping_gets_its_stack_arguments)
+{
+	long long calls;
+	char arg[24];
+	int i;
+
+	if (jifl_test("args", "tail 1") == -ENOENT)
+		SKIP(return, "no args trigger (CONFIG_JIFL_TEST)");
+	ASSERT_EQ(0, bbcount_this_process(SYS_write));
+	ASSERT_EQ(0, proc_write("/proc/jifl/tool", "reset"));
+	for (i = 0; i < 100; i++) {
+		snprintf(arg, sizeof(arg), "tail %d", i * 1000);
+		ASSERT_EQ(0, jifl_test("args", arg)) TH_LOG("write %d", i);
+	}
+	ASSERT_EQ(0, jifl_control("disable"));
+	file_read("/proc/jifl/tool", out, sizeof(out));
+	calls = block_count("args_write");
+	TH_LOG("100 writes: args_write ran %lld times from the cache", calls);
+	EXPECT_EQ(100, calls);
 }
 
 /*
