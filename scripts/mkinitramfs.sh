@@ -6,6 +6,9 @@
 # libraries ldd lists).
 #
 #   scripts/mkinitramfs.sh OUT.cpio.gz TESTBIN_DIR [TOOLBIN_DIR]
+#
+# EXTRA_PROGRAMS names more lists like tests/guest/programs (one program
+# a line), for a run that needs them (make check-fuzz-syscalls).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,17 +60,22 @@ if [ -n "$tooldir" ] && [ -d "$tooldir" ]; then
 	done
 fi
 
-progs=$top/tests/guest/programs
-if [ -f "$progs" ]; then
+for progs in "$top/tests/guest/programs" ${EXTRA_PROGRAMS:-}; do
+	[ -f "$progs" ] || continue
 	while read -r name; do
 		name=${name%%#*}
 		name=$(echo "$name" | tr -d '[:space:]')
 		[ -z "$name" ] && continue
-		path=$(command -v "$name") || die "program '$name' (tests/guest/programs) not found on the host"
+		# a program on PATH, or a file by its path (a library a program loads)
+		if [ -f "$name" ] && [ "${name#/}" != "$name" ]; then
+			path=$name
+		else
+			path=$(command -v "$name") || die "program '$name' (${progs#$top/}) not found on the host"
+		fi
 		copy_with_libs "$(readlink -f "$path")"
 		[ "$(readlink -f "$path")" = "$path" ] || ln -sf "$(readlink -f "$path")" "$stage$path"
 	done < "$progs"
-fi
+done
 
 mkdir -p "$(dirname "$out")"
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) |

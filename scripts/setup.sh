@@ -21,8 +21,9 @@ PKGS=(
 	libssl-dev cpio rsync kmod ccache python3 python3-ply
 	# guest
 	qemu-system-x86 busybox-static
-	# workloads
-	stress-ng
+	# workloads; JIT runtimes (flowjit_tool); the system-call fuzzer
+	# (make check-fuzz-syscalls)
+	stress-ng nodejs php8.2-cli php8.2-opcache trinity
 	# benchmarks
 	gnuplot-nox time apache2-bin apache2-utils
 )

@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/flowjit.h>
 
@@ -355,6 +356,50 @@ TEST_F(tool, records_children)
 	unload(&d);
 }
 
+/*
+ * A process that outlives the command (a shell's background job) is
+ * recorded until it exits: flowjit waits for the last of them.
+ */
+TEST_F(tool, records_descendants_until_the_last_exits)
+{
+	char cmd[PATH_MAX + 64];
+	char *argv[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/orphan.fj", "--",
+			 "/bin/sh", "-c", cmd, NULL };
+	struct fjdata d;
+	int orphan;
+
+	/* the job waits until its shell has gone, then writes 20 versions */
+	snprintf(cmd, sizeof(cmd), "(sleep 1; exec %s jitslow 20) & exit 0", self_exe);
+	unlink("/tmp/orphan.fj");
+	ASSERT_EQ(0, run_status(argv)) TH_LOG("%s", err);
+	ASSERT_EQ(0, load("/tmp/orphan.fj", &d));
+	orphan = count(&d, FLOWJIT_EV_EXEC, 0) - count(&d, FLOWJIT_EV_EXEC, d.pid);
+	TH_LOG("%d records, %d EXEC of the background job", d.n, orphan);
+	EXPECT_LE(20, orphan);
+	unload(&d);
+}
+
+/* --user: the command runs as that user, still recorded; a bad user is refused. */
+TEST_F(tool, runs_the_command_as_another_user)
+{
+	char *id[] = { (char *)self->flowjit, "record", "-q", "-f", "-o", "/tmp/user.fj",
+		       "--user", "nobody", "--", "/bin/busybox", "id", "-u", NULL };
+	char *jit[] = { (char *)self->flowjit, "record", "-q", "-f", "-o", "/tmp/user.fj",
+			"-u", "65534", "--", self_exe, "jit", "5", NULL };
+	char *bad[] = { (char *)self->flowjit, "record", "-q", "-f", "-o", "/tmp/user.fj",
+			"-u", "no-such-user", "--", "/bin/true", NULL };
+	struct fjdata d;
+
+	ASSERT_EQ(0, run_status(id)) TH_LOG("%s", err);
+	EXPECT_STREQ("65534\n", out);
+	ASSERT_EQ(0, run_status(jit)) TH_LOG("%s", err);
+	ASSERT_EQ(0, load("/tmp/user.fj", &d));
+	EXPECT_LE(5, count(&d, FLOWJIT_EV_EXEC, d.pid));
+	unload(&d);
+	EXPECT_EQ(125, run_status(bad));	/* flowjit could not record */
+	EXPECT_NE(NULL, strstr(err, "no such user")) TH_LOG("%s", err);
+}
+
 TEST_F(tool, exit_status_is_the_commands)
 {
 	char *exit7[] = { (char *)self->flowjit, "record", "-q", "-o", "/tmp/x7.fj", "--",
@@ -557,6 +602,101 @@ TEST_F(tool, luajit)
 	EXPECT_LT(0, count(&d, FLOWJIT_EV_MPROTECT, d.pid));
 	EXPECT_EQ(0, count(&d, FLOWJIT_EV_LOST, 0));
 	TH_LOG("luajit: %d records, %d EXEC", d.n, count(&d, FLOWJIT_EV_EXEC, d.pid));
+	unload(&d);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Run the runtime's command @argv plainly, then under "flowjit record -o
+ * @file": the same output, exit status 0 both times; the file loaded
+ * into @d. Then plainly again, warm as the recorded run was: the times
+ * of the last plain run and the recorded one (TCG seconds) in @secs.
+ */
+#define RUN_TRACKED(argv, file, d, secs) do {					\
+	static char expect_[sizeof(out)];					\
+	char *rec_[32] = { (char *)self->flowjit, "record", "-o", (file), "--" };	\
+	double t0_;								\
+	int i_;									\
+										\
+	for (i_ = 0; (argv)[i_]; i_++)						\
+		rec_[5 + i_] = (argv)[i_];					\
+	unlink(file);								\
+	ASSERT_EQ(0, run_status(argv)) TH_LOG("%s: %s", (argv)[0], err);	\
+	memcpy(expect_, out, sizeof(out));					\
+	ASSERT_NE(0, strlen(expect_));						\
+	t0_ = now_s();								\
+	ASSERT_EQ(0, run_status(rec_)) TH_LOG("flowjit: %s", err);		\
+	(secs)[1] = now_s() - t0_;						\
+	EXPECT_STREQ(expect_, out);						\
+	ASSERT_EQ(0, load(file, d));						\
+	t0_ = now_s();								\
+	ASSERT_EQ(0, run_status(argv)) TH_LOG("%s: %s", (argv)[0], err);	\
+	(secs)[0] = now_s() - t0_;						\
+} while (0)
+
+/*
+ * Node.js (V8) under flowjit: the same output, snapshots of the code its
+ * compilers write, nothing lost.
+ */
+TEST_F(tool, nodejs)
+{
+	char *argv[] = { "/usr/bin/node", "-e",
+			 "function f(x) { return (x * 3 + 1) % 7; } "
+			 "let s = 0; for (let i = 0; i < 3000000; i++) s += f(i); "
+			 "console.log(s);", NULL };
+	struct fjdata d;
+	double secs[2];
+
+	ASSERT_PROGRAM("/usr/bin/node");
+	RUN_TRACKED(argv, "/tmp/node.fj", &d, secs);
+	TH_LOG("node printed %s; %d records, %d EXEC, %d WRITE; %.2f s plain, %.2f s tracked (%.2f)",
+	       strtok(out, "\n"), d.n, count(&d, FLOWJIT_EV_EXEC, d.pid),
+	       count(&d, FLOWJIT_EV_WRITE, d.pid), secs[0], secs[1], secs[1] / secs[0]);
+	EXPECT_LT(0, count(&d, FLOWJIT_EV_EXEC, d.pid));
+	EXPECT_EQ(0, count(&d, FLOWJIT_EV_LOST, 0));
+	unload(&d);
+}
+
+/*
+ * PHP 8.2 with opcache's tracing JIT, whose buffer is in opcache's
+ * shared memory, flipped RW and RX with mprotect(): the same output,
+ * snapshots of its traces. (Opcache compiles files, not -r code.)
+ */
+TEST_F(tool, php_opcache_jit)
+{
+	static const char script[] =
+		"<?php\n"
+		"function f($x) { return ($x * 3 + 1) % 7; }\n"
+		"$s = 0;\n"
+		"for ($i = 0; $i < 3000000; $i++) { $s += f($i); }\n"
+		"echo $s, \"\\n\";\n";
+	char *argv[] = { "/usr/bin/php", "-n", "-d", "display_startup_errors=0",
+			 "-d", "zend_extension=opcache", "-d", "opcache.enable_cli=1",
+			 "-d", "opcache.jit=tracing", "-d", "opcache.jit_buffer_size=32M",
+			 "/tmp/jit.php", NULL };
+	struct fjdata d;
+	double secs[2];
+	int fd;
+
+	ASSERT_PROGRAM("/usr/bin/php");
+	fd = open("/tmp/jit.php", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ((ssize_t)strlen(script), write(fd, script, strlen(script)));
+	close(fd);
+	RUN_TRACKED(argv, "/tmp/php.fj", &d, secs);
+	TH_LOG("php printed %s; %d records, %d EXEC, %d MPROTECT; %.2f s plain, %.2f s tracked (%.2f)",
+	       strtok(out, "\n"), d.n, count(&d, FLOWJIT_EV_EXEC, d.pid),
+	       count(&d, FLOWJIT_EV_MPROTECT, d.pid), secs[0], secs[1], secs[1] / secs[0]);
+	EXPECT_LT(0, count(&d, FLOWJIT_EV_EXEC, d.pid));
+	EXPECT_LT(0, count(&d, FLOWJIT_EV_MPROTECT, d.pid));
+	EXPECT_EQ(0, count(&d, FLOWJIT_EV_LOST, 0));
 	unload(&d);
 }
 

@@ -56,12 +56,13 @@ _flowjit()
 		case $prev in
 		-o | --output) _filedir; return ;;
 		-p | --pid) _pids; return ;;
+		-u | --user) COMPREPLY=($(compgen -u -- "$cur")); return ;;
 		-b | --bufsize) return ;;
 		esac
 		$split && return
-		_jifl_command 2 '-o|--output|-p|--pid|-b|--bufsize' && return
-		COMPREPLY=($(compgen -W '--output --pid --all-exec --bufsize --quiet --force
-			--help' -- "$cur"))
+		_jifl_command 2 '-o|--output|-p|--pid|-u|--user|-b|--bufsize' && return
+		COMPREPLY=($(compgen -W '--output --pid --user --all-exec --bufsize --quiet
+			--force --help' -- "$cur"))
 		;;
 	report)
 		if [[ $cur == -* ]]; then

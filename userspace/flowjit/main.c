@@ -21,14 +21,15 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " record [-o FILE [-f]] [--all-exec] [--bufsize BYTES] -- COMMAND [ARGS...]\n"
+		"usage: " PROG " record [-o FILE [-f]] [--all-exec] [--bufsize BYTES] [-u USER] -- COMMAND [ARGS...]\n"
 		"       " PROG " record [-o FILE [-f]] [--all-exec] [--bufsize BYTES] -p PID\n"
 		"       " PROG " report [--events] [FILE]\n"
 		"       " PROG " jitdump [-i PERF_DATA] [-o OUTPUT] [-d DIR] [-q] [FILE]\n"
 		"\n"
 		"record: run COMMAND (or attach to process PID until it exits or SIGINT)\n"
-		"with FlowJIT tracking of its run-time code pages, children included,\n"
-		"and write the kernel's events and code snapshots to FILE.\n"
+		"with FlowJIT tracking of its run-time code pages, and of the processes\n"
+		"it creates, until the last of them exits; write the kernel's events and\n"
+		"code snapshots to FILE.\n"
 		"report: summarize FILE, or list its records with --events.\n"
 		"jitdump: write FILE's code snapshots as perf jitdump files DIR/jit-PID.dump\n"
 		"and OUTPUT, a copy of the run's PERF_DATA with their markers, for\n"
@@ -40,6 +41,8 @@ static void usage(FILE *f)
 		"  -d, --dir DIR         jitdump: where jit-PID.dump go (default: jitdump)\n"
 		"  -f, --force           record: replace FILE if it exists\n"
 		"  -p, --pid PID         attach to a running process\n"
+		"  -u, --user USER       run COMMAND as USER (a name or uid), with its\n"
+		"                        group and supplementary groups (root)\n"
 		"  -a, --all-exec        snapshot every executable page, file text too\n"
 		"  -b, --bufsize BYTES   set the kernel's event ring size (root)\n"
 		"  -q, --quiet           no summary on stderr\n"
@@ -82,6 +85,7 @@ static int cmd_record(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "all-exec", no_argument, NULL, 'a' },
 		{ "bufsize", required_argument, NULL, 'b' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -94,7 +98,7 @@ static int cmd_record(int argc, char **argv)
 	int c;
 
 	/* '+': the command's own options are not ours */
-	while ((c = getopt_long(argc, argv, "+o:p:ab:qfh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:p:u:ab:qfh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;
@@ -103,6 +107,9 @@ static int cmd_record(int argc, char **argv)
 			if (parse_num("--pid", optarg, &pid) || pid > 0x7fffffff)
 				return EXIT_USAGE;
 			o.pid = pid;
+			break;
+		case 'u':
+			o.user = optarg;
 			break;
 		case 'a':
 			o.flags |= FLOWJIT_F_ALL_EXEC;
@@ -125,6 +132,10 @@ static int cmd_record(int argc, char **argv)
 		fprintf(stderr, PROG ": record: %s\n", o.pid ?
 			"give either -p PID or a command, not both" :
 			"no command to run (flowjit record -- COMMAND [ARGS...])");
+		return EXIT_USAGE;
+	}
+	if (o.pid && o.user) {
+		fprintf(stderr, PROG ": record: --user runs a command; -p attaches to one\n");
 		return EXIT_USAGE;
 	}
 	o.argv = argv + optind;

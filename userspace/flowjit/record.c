@@ -3,12 +3,18 @@
  * The recording loop. The stream is opened before the command runs, so
  * no event of it is missed; the kernel's ring is global, so records are
  * kept only for the recorded process and the children it forks (FORK
- * records name them), plus every LOST record.
+ * records name them), plus every LOST record. A process leaves the set
+ * with its UNTRACK record (it exited, or stopped being tracked), so that
+ * a later process with its pid is not taken for it. The recorder is a
+ * child subreaper: processes that outlive the command become its
+ * children, and the recording ends when the last of them has exited.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +80,17 @@ static int add_pid(struct recording *r, pid_t pid)
 	return 0;
 }
 
+static void del_pid(struct recording *r, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < r->npids; i++)
+		if (r->pids[i] == pid) {
+			r->pids[i] = r->pids[--r->npids];
+			return;
+		}
+}
+
 /* Is @ev about a process we record? FORK adds the child. */
 static int keep(struct recording *r, const struct flowjit_event *ev)
 {
@@ -99,6 +116,9 @@ static void save(struct recording *r, const struct flowjit_event *ev)
 			" use a larger --bufsize\n", (uint64_t)ev->aux);
 	}
 	r->snapshots += !!(ev->flags & FLOWJIT_EVF_PAYLOAD);
+	/* its last record: the pid may be someone else's next */
+	if (ev->type == FLOWJIT_EV_UNTRACK)
+		del_pid(r, ev->pid);
 	ret = jifl_fjwriter_add(r->w, ev);
 	if (ret && !r->err) {
 		fprintf(stderr, PROG ": --output: cannot write '%s': %s\n",
@@ -312,6 +332,36 @@ static int stream_until_exit(struct recording *r, pid_t pid, int until_signal)
 	return ret ? ret : drain(r, 0);
 }
 
+/*
+ * The command has exited; the processes it created that outlive it are
+ * our children now (a child subreaper). Drain the stream until the last
+ * of them has exited, or until SIGINT/SIGTERM, then once more.
+ */
+static int stream_until_orphans_exit(struct recording *r)
+{
+	struct pollfd pfd = { .fd = jifl_fjproc_fd(r->stream), .events = POLLIN };
+	struct timespec tick = { 0, 100 * 1000 * 1000 };
+	sigset_t waitmask;
+	int ret = 0;
+	pid_t p;
+
+	sigprocmask(SIG_SETMASK, NULL, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	while (!stop_requested) {
+		while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		if (p < 0 && errno == ECHILD)
+			break;
+		if (ppoll(&pfd, 1, &tick, &waitmask) < 0 && errno != EINTR)
+			break;
+		ret = drain(r, 0);
+		if (ret)
+			break;
+	}
+	return ret ? ret : drain(r, 0);
+}
+
 static void catch_stop_signals(sigset_t *old)
 {
 	struct sigaction sa;
@@ -328,26 +378,75 @@ static void catch_stop_signals(sigset_t *old)
 	sigprocmask(SIG_BLOCK, &block, old);
 }
 
-/* The child: wait for the go, enable tracking, exec; errno on failure. */
-static void child(const struct fj_record_opts *o, int go, int errp, const sigset_t *mask)
+/* Who the command runs as (--user). */
+struct identity {
+	const char *name;	/* for initgroups(), or NULL: no groups */
+	uid_t uid;
+	gid_t gid;
+};
+
+/* Where the child failed, and errno, as it tells the recorder. */
+enum child_stage { CHILD_USER, CHILD_PRCTL, CHILD_EXEC };
+
+struct child_error {
+	int stage, err;
+};
+
+/* --user: a name, or a uid (with its passwd entry's group, if it has one). */
+static int resolve_user(const char *user, struct identity *id)
 {
+	struct passwd *pw = getpwnam(user);
+	unsigned long v;
+	char *end;
+
+	if (!pw) {
+		errno = 0;
+		v = strtoul(user, &end, 10);
+		if (errno || end == user || *end || v > 0x7fffffff) {
+			fprintf(stderr, PROG ": --user: no such user: '%s'\n", user);
+			return -1;
+		}
+		pw = getpwuid(v);
+		if (!pw) {
+			*id = (struct identity){ NULL, v, v };
+			return 0;
+		}
+	}
+	*id = (struct identity){ pw->pw_name, pw->pw_uid, pw->pw_gid };
+	return 0;
+}
+
+static int become(const struct identity *id)
+{
+	if (id->name ? initgroups(id->name, id->gid) : setgroups(0, NULL))
+		return -1;
+	return setgid(id->gid) || setuid(id->uid) ? -1 : 0;
+}
+
+/* The child: wait for the go, become @id, enable tracking, exec. */
+static void child(const struct fj_record_opts *o, const struct identity *id, int go,
+		  int errp, const sigset_t *mask)
+{
+	struct child_error e;
 	char c;
-	int err;
 
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (read(go, &c, 1) != 1)
 		_exit(FJ_EXIT_FAIL);	/* the recorder gave up */
-	if (prctl(PR_FLOWJIT, FLOWJIT_OP_ENABLE, FLOWJIT_F_INHERIT | o->flags, 0, 0)) {
-		err = -errno;
+	if (id && become(id)) {
+		e = (struct child_error){ CHILD_USER, errno };
+	} else if (prctl(PR_FLOWJIT, FLOWJIT_OP_ENABLE, FLOWJIT_F_INHERIT | o->flags, 0, 0)) {
+		e = (struct child_error){ CHILD_PRCTL, errno };
 	} else {
 		execvp(o->argv[0], o->argv);
-		err = errno;
+		e = (struct child_error){ CHILD_EXEC, errno };
 	}
-	if (write(errp, &err, sizeof(err)) < 0)
+	if (write(errp, &e, sizeof(e)) < 0)
 		_exit(FJ_EXIT_FAIL);
-	_exit(err < 0 ? FJ_EXIT_FAIL : err == ENOENT ? FJ_EXIT_NOENT : FJ_EXIT_NOEXEC);
+	_exit(e.stage != CHILD_EXEC ? FJ_EXIT_FAIL :
+	      e.err == ENOENT ? FJ_EXIT_NOENT : FJ_EXIT_NOEXEC);
 }
 
 static int exit_status(int status)
@@ -360,19 +459,22 @@ static int exit_status(int status)
 /* Tell why the child did not get to run the command, if it did not. */
 static int child_started(const struct fj_record_opts *o, int errp)
 {
+	struct child_error e;
 	ssize_t n;
-	int err;
 
 	do
-		n = read(errp, &err, sizeof(err));
+		n = read(errp, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
-	if (n != sizeof(err))
+	if (n != sizeof(e))
 		return 1;	/* exec closed the pipe */
-	if (err < 0)
+	if (e.stage == CHILD_USER)
+		fprintf(stderr, PROG ": --user: cannot run as '%s': %s\n", o->user,
+			strerror(e.err));
+	else if (e.stage == CHILD_PRCTL)
 		fprintf(stderr, PROG ": cannot enable FlowJIT (prctl PR_FLOWJIT): %s\n",
-			strerror(-err));
+			strerror(e.err));
 	else
-		fprintf(stderr, PROG ": cannot run '%s': %s\n", o->argv[0], strerror(err));
+		fprintf(stderr, PROG ": cannot run '%s': %s\n", o->argv[0], strerror(e.err));
 	return 0;
 }
 
@@ -380,11 +482,18 @@ static int record_command(struct recording *r)
 {
 	const struct fj_record_opts *o = r->o;
 	int go[2], errp[2], status, ret, started;
+	struct identity id;
 	sigset_t mask;
 	size_t len;
 	char *cmdline;
 	pid_t pid;
 
+	if (o->user && resolve_user(o->user, &id))
+		return FJ_EXIT_FAIL;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1)) {
+		fprintf(stderr, PROG ": prctl PR_SET_CHILD_SUBREAPER: %s\n", strerror(errno));
+		return FJ_EXIT_FAIL;
+	}
 	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
 		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
 		return FJ_EXIT_FAIL;
@@ -398,7 +507,7 @@ static int record_command(struct recording *r)
 	if (pid == 0) {
 		close(go[1]);
 		close(errp[0]);
-		child(o, go[0], errp[1], &mask);
+		child(o, o->user ? &id : NULL, go[0], errp[1], &mask);
 	}
 	close(go[0]);
 	close(errp[1]);
@@ -415,6 +524,8 @@ static int record_command(struct recording *r)
 		ret = stream_until_exit(r, pid, 0);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (started && !ret)
+		ret = stream_until_orphans_exit(r);
 	if (started && finish(r))
 		ret = -jifl_err_io;
 	/* Without a start, the child's status says why (125, 126, 127). */

@@ -19,6 +19,7 @@ struct fj_record_opts {
 	unsigned long long bufsize;	/* kernel ring bytes, 0: leave it */
 	pid_t pid;			/* attach to this process, or 0 */
 	char **argv;			/* else run this command */
+	const char *user;		/* as this user (name or uid), or NULL */
 	int quiet;			/* no summary on stderr */
 	int force;			/* replace an existing output file */
 };
