@@ -40,6 +40,7 @@ struct recording {
 	struct jifl_fjproc *stream;
 	pid_t *pids;		/* the recorded process and its descendants */
 	size_t npids, maxpids;
+	uint64_t processes;	/* how many were ever recorded */
 	uint64_t snapshots;
 	uint64_t lost;
 	int err;		/* a failure while recording */
@@ -77,6 +78,7 @@ static int add_pid(struct recording *r, pid_t pid)
 		r->maxpids = max;
 	}
 	r->pids[r->npids++] = pid;
+	r->processes++;
 	return 0;
 }
 
@@ -270,8 +272,9 @@ static int finish(struct recording *r)
 			" '%s' is incomplete\n", r->lost, r->o->output);
 	if (!r->o->quiet)
 		fprintf(stderr, PROG ": wrote %" PRIu64 " records (%" PRIu64
-			" code snapshots) of %zu process%s to '%s'\n", count,
-			r->snapshots, r->npids, r->npids == 1 ? "" : "es", r->o->output);
+			" code snapshots) of %" PRIu64 " process%s to '%s'\n",
+			count, r->snapshots, r->processes,
+			r->processes == 1 ? "" : "es", r->o->output);
 	return r->err;
 }
 
