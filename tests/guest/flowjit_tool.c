@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -93,8 +95,11 @@ static int run_pinned(int versions)
 
 /*
  * The JIT program, run before the harness when this binary is started
- * as "jit N STATUS", "jitfork N", "jitslow N" (10 ms between versions)
- * or "signal SIG" (glibc passes main's arguments to constructors).
+ * as "jit N STATUS", "jitfork N", "jitslow N" (10 ms between versions),
+ * "signal SIG", or "inpidns FLOWJIT FILE": FLOWJIT's "record -o FILE"
+ * of "jitfork 10", run as pid 1 of a new pid namespace with a /proc of
+ * its own, as in a container (glibc passes main's arguments to
+ * constructors).
  */
 __attribute__((constructor)) static void jit_main(int argc, char **argv)
 {
@@ -131,6 +136,26 @@ __attribute__((constructor)) static void jit_main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "signal"))
 		raise(n);
+	if (!strcmp(argv[1], "inpidns") && argc > 3) {
+		static char exe[PATH_MAX];
+		char *rec[] = { argv[2], "record", "-q", "-o", argv[3], "--",
+				exe, "jitfork", "10", NULL };
+
+		if (readlink("/proc/self/exe", exe, sizeof(exe) - 1) <= 0 ||
+		    unshare(CLONE_NEWPID | CLONE_NEWNS))
+			_exit(97);
+		pid = fork();
+		if (pid == 0) {
+			if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+			    mount("proc", "/proc", "proc", 0, NULL))
+				_exit(96);
+			execv(argv[2], rec);
+			_exit(95);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid)
+			_exit(94);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 93);
+	}
 }
 
 static const char *flowjit_path(void)
@@ -360,6 +385,31 @@ TEST_F(tool, records_children)
  * A process that outlives the command (a shell's background job) is
  * recorded until it exits: flowjit waits for the last of them.
  */
+/*
+ * flowjit record in a container (as pid 1 of a pid namespace with its
+ * own /proc) records its command and the child that forks, by the pids
+ * they have there.
+ */
+TEST_F(tool, records_in_a_pid_namespace)
+{
+	char *argv[] = { self_exe, "inpidns", (char *)self->flowjit, "/tmp/ns.fj", NULL };
+	struct fjdata d;
+	uint32_t child = 0;
+	int i;
+
+	ASSERT_EQ(0, run_status(argv)) TH_LOG("%s", err);
+	ASSERT_EQ(0, load("/tmp/ns.fj", &d));
+	for (i = 0; i < d.n; i++)
+		if (d.recs[i].ev.type == FLOWJIT_EV_FORK && d.recs[i].ev.aux == d.pid)
+			child = d.recs[i].ev.pid;
+	TH_LOG("pid %u, child %u; %d records, %d EXEC", d.pid, child, d.n,
+	       count(&d, FLOWJIT_EV_EXEC, 0));
+	EXPECT_NE(0, child);
+	EXPECT_LE(10, count(&d, FLOWJIT_EV_EXEC, d.pid));
+	EXPECT_LE(10, count(&d, FLOWJIT_EV_EXEC, child));
+	unload(&d);
+}
+
 TEST_F(tool, records_descendants_until_the_last_exits)
 {
 	char cmd[PATH_MAX + 64];

@@ -74,7 +74,8 @@ enum flowjit_event_type {
  * @seq:	sequence number; gaps are accounted for by LOST records
  * @tsc:	raw TSC at the event (the clock Intel PT uses)
  * @time_ns:	CLOCK_MONOTONIC at the event
- * @pid:	process (thread group) id
+ * @pid:	process (thread group) id; pids are those of the pid
+ *		namespace of the task that started the tracking
  * @tid:	thread id (of the writer for a FLOWJIT_EVF_REMOTE write)
  * @cpu:	CPU the event was logged on
  * @reserved:	zero
