@@ -26,6 +26,7 @@
 #include "cmd.h"
 #include "perf_reader.h"
 #include "swtrace_truth.h"
+#include "tools.h"
 
 /* -DSWTRACE='"path"' tests another build (the SAN=1 one in build/bin-san). */
 #ifndef SWTRACE
@@ -333,6 +334,80 @@ TEST_F(swtrace, attach_and_detach_threads)
 {
 	check_attach(_metadata, self, "2");
 	EXPECT_EQ(3, count_threads(&self->want));
+}
+
+/*
+ * A window of a running program, as "perf record -p PID -- sleep 1"
+ * takes one: jifl-swtrace -p PID with @window (-d SECS or -m N) ends by
+ * itself and detaches, the program lives on, and both perf and
+ * jifl-decode decode the window to exactly its single-step truth.
+ */
+static void check_window(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(swtrace) *self, const char *threads,
+			 const char *window)
+{
+	char cmd[512];
+	long errors;
+	pid_t pid;
+	size_t i;
+	int st;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		execl(PROGS "swt_spin", "swt_spin", threads, NULL);
+		_exit(127);
+	}
+	usleep(300 * 1000);
+	/* no timeout to stop it: a window that does not end fails here */
+	st = cmd_run(self->out, sizeof(self->out),
+		     "timeout -s KILL 60 %s -o %s --truth %s -p %d %s",
+		     SWTRACE, self->data, self->truth, pid, window);
+	EXPECT_EQ(0, st) TH_LOG("%s", self->out);
+	usleep(100 * 1000);
+	EXPECT_EQ(0, waitpid(pid, &st, WNOHANG));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	check_same(_metadata, self);
+	snprintf(cmd, sizeof(cmd), "%s -i %s --insn 2>&1", decoder(), self->data);
+	ipseq_by_thread(&self->want);
+	self->got.n = 0;
+	ASSERT_EQ(0, read_ips(cmd, 1, " error: ", &self->got, &errors));
+	EXPECT_EQ(0, errors);
+	ipseq_by_thread(&self->got);
+	i = ipseq_first_diff(&self->want, &self->got);
+	EXPECT_EQ(self->want.n, i) TH_LOG("jifl-decode: first difference at %zu of %zu",
+					  i, self->want.n);
+	EXPECT_EQ(self->want.n, self->got.n);
+}
+
+TEST_F(swtrace, attach_for_a_duration)
+{
+	check_window(_metadata, self, "0", "-d 0.5");
+}
+
+TEST_F(swtrace, attach_for_a_number_of_instructions)
+{
+	check_window(_metadata, self, "0", "-m 20000");
+	/* a single thread stops at the instruction that makes it 20000 */
+	EXPECT_EQ(20000, self->want.n);
+}
+
+TEST_F(swtrace, attach_threads_for_a_number_of_instructions)
+{
+	check_window(_metadata, self, "2", "-m 30000");
+	EXPECT_LE(30000, self->want.n);
+	EXPECT_GT(40000, self->want.n);
+}
+
+TEST_F(swtrace, window_options_are_for_attach)
+{
+	EXPECT_EQ(2, record_opts(self, "-d 1", PROGS "swt_flow 3"));
+	EXPECT_NE(NULL, strstr(self->out, "are for -p")) TH_LOG("%s", self->out);
+	EXPECT_EQ(2, cmd_run(self->out, sizeof(self->out), "%s -p 1 -d 0", SWTRACE));
+	EXPECT_NE(NULL, strstr(self->out, "--duration")) TH_LOG("%s", self->out);
+	EXPECT_EQ(2, cmd_run(self->out, sizeof(self->out), "%s -p 1 -m 0", SWTRACE));
+	EXPECT_NE(NULL, strstr(self->out, "--max-insns")) TH_LOG("%s", self->out);
 }
 
 /* env execs the program: the new image gets COMM exec and MMAP2s. */

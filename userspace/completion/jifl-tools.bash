@@ -31,13 +31,13 @@ _jifl_swtrace()
 	-o | --output | -t | --truth) _filedir; return ;;
 	--buildid-dir) _filedir -d; return ;;
 	-p | --pid) _pids; return ;;
-	--psb-period | --tsc-every | --pmu-type | --cpus | --timeslice) return ;;
+	--psb-period | --tsc-every | --pmu-type | --cpus | --timeslice | -d | --duration | -m | --max-insns) return ;;
 	--switches) COMPREPLY=($(compgen -W 'cpu-wide task' -- "$cur")); return ;;
 	esac
 	$split && return
-	_jifl_command 1 '-o|--output|-t|--truth|-p|--pid|--psb-period|--tsc-every|--pmu-type|--buildid-dir|--cpus|--timeslice|--switches' &&
+	_jifl_command 1 '-o|--output|-t|--truth|-p|--pid|-d|--duration|-m|--max-insns|--psb-period|--tsc-every|--pmu-type|--buildid-dir|--cpus|--timeslice|--switches' &&
 		return
-	COMPREPLY=($(compgen -W '--output --truth --pid --psb-period --tsc-every
+	COMPREPLY=($(compgen -W '--output --truth --pid --duration --max-insns --psb-period --tsc-every
 		--pmu-type --ret-compression --no-pin --per-cpu --cpus --timeslice
 		--switches --buildid-dir --no-buildid-cache --quiet --help --version' -- "$cur"))
 } && complete -F _jifl_swtrace jifl-swtrace

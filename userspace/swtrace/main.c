@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +34,9 @@ static void usage(FILE *f)
 		"  -o, --output FILE      perf.data to write (default: perf.data)\n"
 		"  -t, --truth FILE       also write every executed user IP to FILE\n"
 		"  -p, --pid PID          attach to a running process; detach on SIGINT\n"
+		"  -d, --duration SECS    -p: detach after SECS seconds (as perf record\n"
+		"                         -p PID -- sleep SECS), fractions allowed\n"
+		"  -m, --max-insns N      -p: detach once N instructions are recorded\n"
 		"      --psb-period N     bytes of packets between PSB+ (default: 4096)\n"
 		"      --tsc-every N      TSC ticks after which a TSC packet is due\n"
 		"                         (default: 0, one before every packet)\n"
@@ -79,7 +83,7 @@ static void on_stop_signal(int sig)
  */
 static void catch_stop_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGALRM };
 	struct sigaction sa;
 	size_t i;
 
@@ -170,6 +174,8 @@ int main(int argc, char *argv[])
 		{ "output", required_argument, NULL, 'o' },
 		{ "truth", required_argument, NULL, 't' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "max-insns", required_argument, NULL, 'm' },
 		{ "psb-period", required_argument, NULL, 'P' },
 		{ "tsc-every", required_argument, NULL, 'T' },
 		{ "pmu-type", required_argument, NULL, 'M' },
@@ -194,7 +200,9 @@ int main(int argc, char *argv[])
 	struct jifl_tracer_result res;
 	struct jifl_recorder r;
 	bool quiet = false, pin = true, cache = true, per_cpu = false;
-	uint64_t nr_cpus = 0, timeslice = 10000;
+	uint64_t nr_cpus = 0, timeslice = 10000, max_insns = 0;
+	double duration = 0;
+	char *end;
 	const char *buildid_dir = NULL;
 	char cache_dir[4096];
 	pid_t pid = 0, child = 0;
@@ -202,7 +210,7 @@ int main(int argc, char *argv[])
 	uint64_t v;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "+o:t:p:qhN", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:t:p:d:m:qhN", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			opts.output = optarg;
@@ -214,6 +222,24 @@ int main(int argc, char *argv[])
 			if (parse_u64("--pid", optarg, &v) || !v || v > INT32_MAX)
 				return 2;
 			pid = v;
+			break;
+		case 'd':
+			errno = 0;
+			duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(duration > 0) ||
+			    duration > 1e6) {
+				fprintf(stderr, PROG ": --duration: seconds, more than 0, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'm':
+			if (parse_u64("--max-insns", optarg, &max_insns))
+				return 2;
+			if (!max_insns) {
+				fprintf(stderr, PROG ": --max-insns: at least 1 instruction\n");
+				return 2;
+			}
 			break;
 		case 'P':
 			if (parse_u64("--psb-period", optarg, &opts.psb_period))
@@ -294,6 +320,10 @@ int main(int argc, char *argv[])
 		fprintf(stderr, PROG ": -p and a command exclude each other\n");
 		return 2;
 	}
+	if (!pid && (duration > 0 || max_insns)) {
+		fprintf(stderr, PROG ": --duration and --max-insns are for -p\n");
+		return 2;
+	}
 	if (!per_cpu && (nr_cpus || opts.sched_switch)) {
 		fprintf(stderr, PROG ": --cpus and --switches are for --per-cpu\n");
 		return 2;
@@ -337,7 +367,17 @@ int main(int argc, char *argv[])
 	if (pid) {
 		snprintf(pid_name, sizeof(pid_name), "%d", (int)pid);
 		pid_argv[0] = pid_name;
-		jifl_tracer_attach(&r, pid, &res);
+		if (duration > 0) {
+			struct itimerval it = { .it_value = {
+				.tv_sec = (time_t)duration,
+				.tv_usec = (suseconds_t)((duration - (time_t)duration) * 1e6),
+			} };
+
+			if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+				it.it_value.tv_usec = 1;
+			setitimer(ITIMER_REAL, &it, NULL);
+		}
+		jifl_tracer_attach(&r, pid, max_insns, &res);
 		return report(&res, &r, pid_argv, quiet);
 	}
 	jifl_tracer_run(&r, child, timeslice, &res);

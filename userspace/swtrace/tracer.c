@@ -83,6 +83,7 @@ struct tracer {
 	struct tthread **v;
 	size_t nr;
 	bool attached;		/* -p: detach at the end instead of killing */
+	uint64_t max_insns;	/* attached: detach after this many (0: never) */
 	bool detaching;
 	bool per_cpu;		/* threads step on the virtual CPUs of @sched */
 	struct jifl_sched sched;
@@ -754,7 +755,8 @@ static int tracer_loop(struct tracer *t)
 
 	while (!err && !t->res->error && t->nr) {
 		/* The signal may come while a report is handled, not in wait. */
-		if (interrupted && !stopping) {
+		if ((interrupted || (t->max_insns && t->r->insns >= t->max_insns)) &&
+		    !stopping) {
 			stopping = true;
 			tracer_stop(t);
 		}
@@ -950,10 +952,12 @@ static int tracer_seize(struct tracer *t)
 	return err;
 }
 
-int jifl_tracer_attach(struct jifl_recorder *r, pid_t pid,
+int jifl_tracer_attach(struct jifl_recorder *r, pid_t pid, uint64_t max_insns,
 		       struct jifl_tracer_result *res)
 {
-	struct tracer t = { .r = r, .res = res, .pid = pid, .attached = true };
+	struct tracer t = {
+		.r = r, .res = res, .pid = pid, .attached = true, .max_insns = max_insns,
+	};
 	double t0 = now_seconds();
 	uint64_t tsc;
 	size_t i;

@@ -53,10 +53,11 @@ int jifl_tracer_run(struct jifl_recorder *r, pid_t pid, uint64_t timeslice,
 
 /*
  * Attach to the running process @pid (all its threads) and record until
- * it exits or jifl_tracer_interrupt() is called; then detach, leaving it
+ * it exits, jifl_tracer_interrupt() is called, or (@max_insns not 0) at
+ * least @max_insns instructions are recorded; then detach, leaving it
  * running. The recorder (per-thread) is finished on return.
  */
-int jifl_tracer_attach(struct jifl_recorder *r, pid_t pid,
+int jifl_tracer_attach(struct jifl_recorder *r, pid_t pid, uint64_t max_insns,
 		       struct jifl_tracer_result *res);
 
 /*
