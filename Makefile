@@ -29,7 +29,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san fuzzers fuzz tests host-tests initramfs \
-	check check-host check-debug check-singlestep series-check debian-check demo bench bench-apache kcov-compare guest-shell install uninstall deb clean distclean
+	check check-host check-debug check-singlestep check-fuzz-syscalls series-check debian-check demo bench bench-apache bench-runtimes kcov-compare guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
 
@@ -39,8 +39,10 @@ help:
 	@echo "make check-host  build the tools, run the host tests; no kernel tree needed (minutes)"
 	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
 	@echo "make bench-apache  the Apache rows of make bench alone"
+	@echo "make bench-runtimes  JIT runtimes plain and under flowjit record (make bench's rows)"
 	@echo "make check-debug guest tests on a KASAN + lockdep kernel (slow)"
 	@echo "make check-singlestep  call chains from interrupts at any instruction (QEMU -singlestep)"
+	@echo "make check-fuzz-syscalls  trinity on the debug kernel, every system call in the cache (FUZZ_SECS)"
 	@echo "make kcov-compare JIFL's cover tool against kcov, on a CONFIG_KCOV kernel"
 	@echo "make fuzz        run the libFuzzer harnesses (FUZZ_TIME seconds each) and update their corpora"
 	@echo "make series-check build the test kernel at every patch of patches/series, checkpatch --strict each,"
@@ -142,6 +144,9 @@ check-debug:
 check-singlestep:
 	@scripts/check-singlestep.sh
 
+check-fuzz-syscalls:
+	@scripts/check-fuzz-syscalls.sh
+
 series-check: prepare
 	@scripts/series-check.sh
 
@@ -156,6 +161,9 @@ bench:
 
 bench-apache:
 	@scripts/bench.sh apache
+
+bench-runtimes:
+	@scripts/bench.sh runtimes
 
 kcov-compare:
 	@scripts/kcov-compare.sh

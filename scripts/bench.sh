@@ -6,12 +6,14 @@
 #   scripts/bench.sh          everything
 #   scripts/bench.sh apache   (make bench-apache) the Apache rows of the
 #                             JIFL bench alone, with kprobes, in both guests
+#   scripts/bench.sh runtimes (make bench-runtimes) JIT runtimes (LuaJIT,
+#                             Node.js, PHP) plain and under flowjit record
 set -euo pipefail
 
 only=${1:-}
 case "$only" in
-"" | apache) ;;
-*) echo "usage: bench.sh [apache]" >&2; exit 2 ;;
+"" | apache | runtimes) ;;
+*) echo "usage: bench.sh [apache|runtimes]" >&2; exit 2 ;;
 esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,18 +32,24 @@ gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
 	-o "$share/jifl_bench" tests/bench/jifl_bench.c
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
 	-o "$share/jifl_probe_bench" tests/bench/jifl_probe_bench.c
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
+	-o "$share/runtime_bench" tests/bench/runtime_bench.c
 cp tests/data/hot.lua "$share/"
 # Apache and ab for the guest, copied onto its root by the command
-scripts/apache-root.sh "$share/apache-root"
+[ "$only" = runtimes ] || scripts/apache-root.sh "$share/apache-root"
 jifl_args="--apache"
 [ "$only" = apache ] && jifl_args="--apache --only apache"
 
-cat > "$out/cmd.sh" <<CMD
+if [ "$only" = runtimes ]; then
+	echo "cd /mnt/host" > "$out/cmd.sh"
+else
+	cat > "$out/cmd.sh" <<CMD
 cp -a /mnt/host/apache-root/. /
 cd /mnt/host
 ./jifl_bench $jifl_args
 CMD
-[ "$only" = apache ] || cat >> "$out/cmd.sh" <<'CMD'
+fi
+[ "$only" = "" ] && cat >> "$out/cmd.sh" <<'CMD'
 ./jifl_probe_bench
 ./flowjit_bench /mnt/host/flowjit-samples.txt
 # LuaJIT with tracking off and on (a shell tracks itself, then execs);
@@ -55,6 +63,9 @@ for i in 1 2 3 4 5; do
 	t2=$(cut -d' ' -f1 /proc/uptime)
 	echo "luajit-run off=$t0:$t1 on=$t1:$t2"
 done
+CMD
+[ "$only" = apache ] || cat >> "$out/cmd.sh" <<'CMD'
+./runtime_bench /jifl/bin/flowjit
 CMD
 # long: a kprobe on every block of each benchmark in turn (with 5 kprobe
 # rounds, and a CI run beside it, jifl_bench alone passed 1,500 s)
@@ -73,15 +84,22 @@ awk '/^luajit-run/ { split($2, a, "[=:]"); split($3, b, "[=:]");
 # where the TSC advances by one per instruction (and runs at 1 GHz of
 # virtual time, hence tsc_early_khz). Also the longest time JIFL held
 # its lock with interrupts off, in instructions.
-cat > "$out/cmd-icount.sh" <<CMD
+if [ "$only" = runtimes ]; then
+	echo "cd /mnt/host" > "$out/cmd-icount.sh"
+else
+	cat > "$out/cmd-icount.sh" <<CMD
 cp -a /mnt/host/apache-root/. /
 cd /mnt/host
 ./jifl_bench --icount $jifl_args
 CMD
-[ "$only" = apache ] || cat >> "$out/cmd-icount.sh" <<'CMD'
+fi
+[ "$only" = "" ] && cat >> "$out/cmd-icount.sh" <<'CMD'
 ./jifl_probe_bench --icount
 echo "jifl-irqoff: $(grep irqoff_max_cycles /proc/jifl/stats)"
 ./flowjit_bench --icount
+CMD
+[ "$only" = apache ] || cat >> "$out/cmd-icount.sh" <<'CMD'
+./runtime_bench /jifl/bin/flowjit --icount
 CMD
 # The guest's heartbeat sleeps 20 s of virtual time, which is 20 billion
 # instructions here: minutes of real time; hence -P.
@@ -89,10 +107,10 @@ QEMU_SMP=1 JIFL_TSC_KHZ=1000000 QEMU_EXTRA="-icount shift=0,sleep=off" \
 	scripts/qemu-run.sh -t none -s "$share" -c "$out/cmd-icount.sh" -T 1500 -P 900 \
 	-l "$out/guest-icount.log" >/dev/null || true
 sed -n '/^JIFL-CMD-BEGIN/,/^JIFL-CMD-END/p' "$out/guest-icount.log" | sed '1d;$d' | tr -d '\r' |
-	grep -E '^(jifl-bench|jifl-probe-bench|  |jifl-irqoff|flowjit-bench|ratio)' |
+	grep -E '^(jifl-bench|jifl-probe-bench|  |jifl-irqoff|flowjit-bench|ratio|runtime-bench)' |
 	tee "$out/jifl-icount.txt"
 
-[ "$only" = apache ] && exit 0
+[ -n "$only" ] && exit 0
 
 if command -v gnuplot >/dev/null && [ -s "$share/flowjit-samples.txt" ]; then
 	gnuplot <<GP
