@@ -3,6 +3,7 @@
  * jifl-decode: the exact instruction flow of an Intel PT trace, JIT code
  * included (Documentation/decode.rst).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -426,7 +427,7 @@ int main(int argc, char **argv)
 	struct jifl_session *s = NULL;
 	struct jifl_printer *p;
 	size_t i;
-	int ret;
+	int ret, errno_at;
 
 	ret = parse(argc, argv, &o);
 	if (!ret && open_session(&o, &s))
@@ -464,10 +465,13 @@ int main(int argc, char **argv)
 		cfg.progress = progress;
 		cfg.progress_arg = pg;
 	}
+	errno = 0;
 	ret = jifl_session_decode(s, &cfg);
+	errno_at = errno;
 	jifl_progress_end(pg);
 	if (ret)
-		fail("%s", "out of memory");
+		fail("decoding '%s': %s", o.input ? o.input : o.pt,
+		     ret == -jifl_err_io && errno_at ? strerror(errno_at) : jifl_strerror(ret));
 	if (o.stats)
 		jifl_printer_stats(p, stdout);
 	if (!ret && !jifl_printer_insns(p) && jifl_filter_active(&o.filter))
