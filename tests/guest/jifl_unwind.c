@@ -797,4 +797,44 @@ TEST_F_TIMEOUT(unwind, perf_names_the_same_hottest_kernel_functions, 120)
 			  100 * native.reach_entry / native.samples));
 }
 
+/*
+ * The code cache is out-of-line kernel code to kallsyms and perf, as
+ * kprobes' slots and BPF programs are: /proc/kallsyms names the live
+ * cache jifl_code_cache, and perf records a flush as a KSYMBOL that
+ * registers the new cache and one that unregisters the old (perf 6.1's
+ * script shows KSYMBOL records with --show-bpf-events).
+ */
+TEST_F_TIMEOUT(unwind, kallsyms_and_perf_know_the_cache, 120)
+{
+	char line[512], want_new[128], want_old[128];
+	unsigned long before, after;
+	int registered = 0, unregistered = 0;
+	FILE *f;
+
+	ASSERT_PROGRAM("/usr/bin/perf");
+	before = kallsyms_addr("jifl_code_cache");
+	ASSERT_NE(0, before) TH_LOG("no jifl_code_cache in /proc/kallsyms");
+	ASSERT_EQ(0, system("perf record -q -e dummy -a -o /tmp/ksym.data -- "
+			    "sh -c 'echo flush > /proc/jifl/control' 2> /dev/null"));
+	after = kallsyms_addr("jifl_code_cache");
+	/* the new cache is made before the old one is freed */
+	ASSERT_NE(0, after);
+	EXPECT_NE(before, after);
+	snprintf(want_new, sizeof(want_new), "addr %lx len ", after);
+	snprintf(want_old, sizeof(want_old), "addr %lx len ", before);
+	f = popen("perf script -i /tmp/ksym.data --show-bpf-events 2>&1", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "PERF_RECORD_KSYMBOL") || !strstr(line, "name jifl_code_cache"))
+			continue;
+		TH_LOG("%s", strtok(line, "\n"));
+		registered += strstr(line, want_new) && strstr(line, "flags 0x0");
+		unregistered += strstr(line, want_old) && strstr(line, "flags 0x1");
+	}
+	pclose(f);
+	unlink("/tmp/ksym.data");
+	EXPECT_EQ(1, registered);
+	EXPECT_EQ(1, unregistered);
+}
+
 TEST_HARNESS_MAIN
