@@ -139,6 +139,13 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 	-kernel "$kernel" -initrd "$initrd" -append "$kargs"
 	-display none -no-reboot -serial stdio
 	-virtfs "local,path=$share,mount_tag=jifl,security_model=none,id=jifl")
+# The host's Java runtime (too large for the initramfs), read-only, for
+# the guest tests that run HotSpot; the guest mounts it at the same paths.
+jvm=/usr/lib/jvm/java-17-openjdk-amd64
+if [ -x "$jvm/bin/java" ] && [ -d /etc/java-17-openjdk ]; then
+	qemu+=(-virtfs "local,path=$jvm,mount_tag=jvm,security_model=none,id=jvm,readonly=on"
+	       -virtfs "local,path=/etc/java-17-openjdk,mount_tag=jvmetc,security_model=none,id=jvmetc,readonly=on")
+fi
 # shellcheck disable=SC2206 # QEMU_EXTRA: more QEMU options, split at spaces
 [ -n "${QEMU_EXTRA:-}" ] && qemu+=(${QEMU_EXTRA})
 

@@ -23,7 +23,7 @@ PKGS=(
 	qemu-system-x86 busybox-static
 	# workloads; JIT runtimes (flowjit_tool); the system-call fuzzer
 	# (make check-fuzz-syscalls)
-	stress-ng nodejs php8.2-cli php8.2-opcache trinity
+	stress-ng nodejs php8.2-cli php8.2-opcache openjdk-17-jre-headless trinity
 	# benchmarks
 	gnuplot-nox time apache2-bin apache2-utils
 )

@@ -758,4 +758,29 @@ TEST_F(tool, php_opcache_jit)
 	unload(&d);
 }
 
+/*
+ * OpenJDK 17 (HotSpot), from the host through a 9p share (see
+ * scripts/qemu-run.sh): its template interpreter and the methods its
+ * compilers compile at startup, written into its code cache: the same
+ * output (its final flags; with no class-data sharing, whose mapping
+ * address is random and printed) tracked and untracked, snapshots of
+ * that code, nothing lost.
+ */
+TEST_F(tool, hotspot)
+{
+	char *argv[] = { "/usr/lib/jvm/java-17-openjdk-amd64/bin/java", "-Xshare:off", "-XX:+UseSerialGC",
+			 "-XX:+PrintFlagsFinal", "-version", NULL };
+	struct fjdata d;
+	double secs[2];
+
+	ASSERT_PROGRAM("/usr/lib/jvm/java-17-openjdk-amd64/bin/java");
+	RUN_TRACKED(argv, "/tmp/java.fj", &d, secs);
+	TH_LOG("java: %d records, %d EXEC, %d WRITE, %d MPROTECT; %.2f s plain, %.2f s tracked (%.2f)",
+	       d.n, count(&d, FLOWJIT_EV_EXEC, d.pid), count(&d, FLOWJIT_EV_WRITE, d.pid),
+	       count(&d, FLOWJIT_EV_MPROTECT, d.pid), secs[0], secs[1], secs[1] / secs[0]);
+	EXPECT_LT(10, count(&d, FLOWJIT_EV_EXEC, d.pid));
+	EXPECT_EQ(0, count(&d, FLOWJIT_EV_LOST, 0));
+	unload(&d);
+}
+
 TEST_HARNESS_MAIN
