@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * JIT runtimes under "flowjit record", in the guest: each runtime's
+ * JIT runtimes under "flowjit record", in the guest (OpenJDK from the
+ * host's 9p share, see scripts/qemu-run.sh): each runtime's
  * program run plainly and recorded, alternately, ROUNDS times each;
  * the cost as the ratio of TSC ticks (instructions under QEMU -icount,
  * time under TCG), and what the recording holds per second of run:
@@ -50,6 +51,9 @@ static struct runtime runtimes[] = {
 		   "-d", "opcache.jit=tracing", "-d", "opcache.jit_buffer_size=32M",
 		   "-d", "opcache.file_update_protection=0", "/tmp/runtime_bench.php",
 		   NULL } },
+	/* HotSpot's startup: its interpreter and the methods compiled then */
+	{ "java", { "/usr/lib/jvm/java-17-openjdk-amd64/bin/java", "-Xshare:off",
+		    "-XX:+UseSerialGC", "-XX:+PrintFlagsFinal", "-version", NULL } },
 };
 
 static double now(void)
