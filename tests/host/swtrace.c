@@ -298,6 +298,19 @@ TEST_F(swtrace, terminated_keeps_trace)
 	check_same(_metadata, self);
 }
 
+/* swt_spin with @threads more threads, running for a while; its pid. */
+static pid_t spin_start(const char *threads)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		execl(PROGS "swt_spin", "swt_spin", threads, NULL);
+		_exit(127);
+	}
+	usleep(300 * 1000);
+	return pid;
+}
+
 /* -p: attach to a running program, detach on SIGINT; it lives on. */
 static void check_attach(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(swtrace) *self, const char *threads)
@@ -306,13 +319,8 @@ static void check_attach(struct __test_metadata *_metadata,
 	pid_t pid;
 	int st;
 
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		execl(PROGS "swt_spin", "swt_spin", threads, NULL);
-		_exit(127);
-	}
-	usleep(300 * 1000);
+	pid = spin_start(threads);
+	ASSERT_LT(0, pid);
 	st = cmd_run(self->out, sizeof(self->out),
 		     "timeout --preserve-status -s INT 2 %s -o %s --truth %s -p %d",
 		     SWTRACE, self->data, self->truth, pid);
@@ -352,13 +360,8 @@ static void check_window(struct __test_metadata *_metadata,
 	size_t i;
 	int st;
 
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		execl(PROGS "swt_spin", "swt_spin", threads, NULL);
-		_exit(127);
-	}
-	usleep(300 * 1000);
+	pid = spin_start(threads);
+	ASSERT_LT(0, pid);
 	/* no timeout to stop it: a window that does not end fails here */
 	st = cmd_run(self->out, sizeof(self->out),
 		     "timeout -s KILL 60 %s -o %s --truth %s -p %d %s",
