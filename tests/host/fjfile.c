@@ -251,9 +251,7 @@ TEST(foreign_and_missing_files)
 {
 	int n;
 
-	errno = 0;
-	EXPECT_EQ(-jifl_err_io, read_all("/nonexistent/x.fj", &n));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(jifl_err_errno(ENOENT), read_all("/nonexistent/x.fj", &n));
 	EXPECT_EQ(-jifl_err_format, read_all("/bin/sh", &n));
 	EXPECT_EQ(-jifl_err_format, read_all("/dev/null", &n));
 }
@@ -281,9 +279,7 @@ TEST(writer_refuses_bad_records)
 	EXPECT_EQ(0, read_all(p, &n));
 	EXPECT_EQ(1, n);
 	unlink(p);
-	errno = 0;
-	EXPECT_EQ(-jifl_err_io, jifl_fjwriter_open(&w, "/nonexistent/x.fj", &info));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(jifl_err_errno(ENOENT), jifl_fjwriter_open(&w, "/nonexistent/x.fj", &info));
 }
 
 TEST_HARNESS_MAIN

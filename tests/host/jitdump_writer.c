@@ -108,7 +108,7 @@ TEST(cannot_create)
 {
 	struct jifl_jitdump *j = NULL;
 
-	EXPECT_EQ(-jifl_err_io, jifl_jitdump_open(&j, "/nonexistent/jit-1.dump", 1, 0));
+	EXPECT_EQ(jifl_err_errno(ENOENT), jifl_jitdump_open(&j, "/nonexistent/jit-1.dump", 1, 0));
 	EXPECT_EQ(NULL, j);
 }
 

@@ -156,10 +156,8 @@ TEST_F(append, bad_input)
 	/* A record larger than its buffer. */
 	EXPECT_EQ(-jifl_err_invalid, marker(self, rec, n - 8));
 	EXPECT_EQ(-jifl_err_invalid, jifl_perf_append(self->in, self->in, rec, n));
-	errno = 0;
 	snprintf(path, sizeof(path), "%s/none", self->dir);
-	EXPECT_EQ(-jifl_err_io, jifl_perf_append(path, self->out, rec, n));
-	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(jifl_err_errno(ENOENT), jifl_perf_append(path, self->out, rec, n));
 	EXPECT_EQ(-jifl_err_format, jifl_perf_append("/etc/passwd", self->out, rec, n));
 	/* A recorder that did not finish: data size 0 in the header. */
 	snprintf(path, sizeof(path), "%s/unfinished.data", self->dir);

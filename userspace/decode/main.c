@@ -3,7 +3,6 @@
  * jifl-decode: the exact instruction flow of an Intel PT trace, JIT code
  * included (Documentation/decode.rst).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -427,7 +426,7 @@ int main(int argc, char **argv)
 	struct jifl_session *s = NULL;
 	struct jifl_printer *p;
 	size_t i;
-	int ret, errno_at;
+	int ret;
 
 	ret = parse(argc, argv, &o);
 	if (!ret && open_session(&o, &s))
@@ -465,13 +464,10 @@ int main(int argc, char **argv)
 		cfg.progress = progress;
 		cfg.progress_arg = pg;
 	}
-	errno = 0;
 	ret = jifl_session_decode(s, &cfg);
-	errno_at = errno;
 	jifl_progress_end(pg);
 	if (ret)
-		fail("decoding '%s': %s", o.input ? o.input : o.pt,
-		     ret == -jifl_err_io && errno_at ? strerror(errno_at) : jifl_strerror(ret));
+		jifl_perror("jifl-decode", ret, "decoding '%s'", o.input ? o.input : o.pt);
 	if (o.stats)
 		jifl_printer_stats(p, stdout);
 	if (!ret && !jifl_printer_insns(p) && jifl_filter_active(&o.filter))

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -170,7 +169,7 @@ static int map(struct pqueue *q, struct jifl_item *it)
 		/* read from the same file, the sessions know the same processes */
 		q->to_proc = jifl_session_process(q->main, from->proc->pid);
 		if (!q->to_proc)
-			return -jifl_err_internal;
+			return -jifl_err_noproc;
 		q->from_proc = from->proc;
 	}
 	it->thread = q->to_th;
@@ -280,7 +279,7 @@ int jifl_decode_parallel(struct jifl_session *s, const struct jifl_decode_config
 	struct jifl_item_source *src;
 	struct worker *w;
 	size_t i, j;
-	int err, sys_errno;
+	int err;
 
 	p.jobs = cfg->jobs < p.n ? cfg->jobs : p.n;
 	/* Memory: about 80 KiB a chunk, for each queue these and one more. */
@@ -292,8 +291,6 @@ int jifl_decode_parallel(struct jifl_session *s, const struct jifl_decode_config
 	src = calloc(p.n, sizeof(*src));
 	w = calloc(p.jobs, sizeof(*w));
 	err = p.q && src && w ? set_up(&p, w, s, cfg, src) : -jifl_err_nomem;
-	/* the reason of a worker's session that could not open the files */
-	sys_errno = err ? errno : 0;
 	for (j = 0; !err && j < p.jobs; j++) {
 		if (jifl_bigstack_create(&w[j].thread, work, &w[j]))
 			err = -jifl_err_nomem;
@@ -323,7 +320,5 @@ int jifl_decode_parallel(struct jifl_session *s, const struct jifl_decode_config
 	pthread_cond_destroy(&p.room);
 	pthread_cond_destroy(&p.ready);
 	pthread_mutex_destroy(&p.lock);
-	if (err == -jifl_err_io)
-		errno = sys_errno;
 	return err;
 }

@@ -144,7 +144,7 @@ int jifl_process_add_file(struct jifl_process *p, struct pt_image_section_cache 
 	/* Say why a file is missing with errno, not libipt's "bad file". */
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	close(fd);
 	isid = pt_iscache_add_file(isc, path, offset, size, addr);
 	if (isid < 0 || pt_image_add_cached(p->image, isc, isid, NULL) < 0)

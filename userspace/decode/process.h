@@ -60,7 +60,7 @@ void jifl_process_free(struct jifl_process *p);
  * Map the code of @m (an executable file mapping) into @p. Returns 0,
  * 1 when @m names no file (anonymous memory, [vdso], ...) or is a shared
  * mapping whose code comes from FlowJIT's snapshots, or a negative
- * jifl_error_code: -jifl_err_io (the file cannot be opened; errno),
+ * jifl_error_code: a system error (the file cannot be opened),
  * -jifl_err_format (libipt or libelf refused it), -jifl_err_nomem.
  */
 int jifl_process_add_map(struct jifl_process *p, struct pt_image_section_cache *isc,

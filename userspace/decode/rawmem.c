@@ -88,8 +88,7 @@ static int map(struct jifl_rawmem *rm, const char *opt, const char *path,
 	err = jifl_process_add_file(rm->proc, rm->isc, path, offset, size, addr);
 	if (err) {
 		free(r->opt);
-		return say(msg, len, err, "%s: '%s': %s", opt, path,
-			   err == -jifl_err_io ? strerror(errno) : jifl_strerror(err));
+		return say(msg, len, err, "%s: '%s': %s", opt, path, jifl_strerror(err));
 	}
 	r->lo = addr;
 	r->hi = addr + size;
@@ -127,9 +126,10 @@ int jifl_rawmem_add_elf(struct jifl_rawmem *rm, const char *path, uint64_t base,
 
 	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return say(msg, len, -jifl_err_io, "--elf: cannot open '%s': %s", path,
-			   strerror(errno));
+	if (fd < 0) {
+		err = jifl_err_errno(errno);
+		return say(msg, len, err, "--elf: cannot open '%s': %s", path, jifl_strerror(err));
+	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n) ||
 	    elf_shift(elf, n, base, &shift))
@@ -156,10 +156,12 @@ int jifl_rawmem_add_raw(struct jifl_rawmem *rm, const char *path, uint64_t from,
 {
 	struct stat st;
 	uint64_t size;
+	int err;
 
-	if (stat(path, &st))
-		return say(msg, len, -jifl_err_io, "--raw: cannot open '%s': %s", path,
-			   strerror(errno));
+	if (stat(path, &st)) {
+		err = jifl_err_errno(errno);
+		return say(msg, len, err, "--raw: cannot open '%s': %s", path, jifl_strerror(err));
+	}
 	if (!S_ISREG(st.st_mode) || !st.st_size)
 		return say(msg, len, -jifl_err_format, "--raw: '%s': %s", path,
 			   S_ISREG(st.st_mode) ? "the file is empty" : "not a regular file");

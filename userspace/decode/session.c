@@ -54,12 +54,6 @@ static void say(char *msg, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* "Reason" of a library error: errno's text for I/O errors. */
-static const char *reason(int err)
-{
-	return err == -jifl_err_io ? strerror(errno) : jifl_strerror(err);
-}
-
 static void warn(struct jifl_session *s, const char *fmt, ...)
 {
 	char buf[1024], **v;
@@ -184,7 +178,7 @@ static int make_procs(struct jifl_session *s)
 			return err;
 		if (err < 0)
 			warn(s, "cannot read '%s' (mapped at 0x%" PRIx64 "): %s; its code cannot be decoded",
-			     m->m.filename, m->m.addr, reason(err));
+			     m->m.filename, m->m.addr, jifl_strerror(err));
 	}
 	return 0;
 }
@@ -223,7 +217,7 @@ static int load_flowjit(struct jifl_session *s, const char *path, char *msg, siz
 
 	ret = jifl_fjreader_open(&r, path);
 	if (ret) {
-		say(msg, len, "--flowjit: cannot read '%s': %s", path, reason(ret));
+		say(msg, len, "--flowjit: cannot read '%s': %s", path, jifl_strerror(ret));
 		return ret;
 	}
 	perf_span(s->perf, &lo, &hi);
@@ -237,7 +231,7 @@ static int load_flowjit(struct jifl_session *s, const char *path, char *msg, siz
 			   t <= hi + TIME_SLACK_NS;
 	}
 	if (ret < 0) {
-		say(msg, len, "--flowjit: '%s': %s at offset %" PRIu64, path, reason(ret),
+		say(msg, len, "--flowjit: '%s': %s at offset %" PRIu64, path, jifl_strerror(ret),
 		    jifl_fjreader_offset(r));
 	} else if (execs && !matched) {
 		ret = -jifl_err_mismatch;
@@ -334,9 +328,9 @@ static int session_open(struct jifl_session **sp, const char *perf_path,
 		say(msg, len, "'%s': no Intel PT trace in it (no intel_pt AUXTRACE_INFO)",
 		    perf_path);
 	else if (err == -jifl_err_format || err == -jifl_err_truncated)
-		say(msg, len, "'%s': %s at offset %" PRIu64, perf_path, reason(err), off);
+		say(msg, len, "'%s': %s at offset %" PRIu64, perf_path, jifl_strerror(err), off);
 	else if (err)
-		say(msg, len, "cannot read '%s': %s", perf_path, reason(err));
+		say(msg, len, "cannot read '%s': %s", perf_path, jifl_strerror(err));
 	if (!err && !jifl_perf_reader_nr_queues(s->perf)) {
 		err = -jifl_err_format;
 		say(msg, len, "'%s': the trace is empty (no AUXTRACE data%s)", perf_path,
@@ -400,8 +394,8 @@ int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
 	f = fopen(pt_path, "re");
 	if (!f || fstat(fileno(f), &st) || !(s->raw_pt = malloc(st.st_size + 1)) ||
 	    fread(s->raw_pt, 1, st.st_size, f) != (size_t)st.st_size) {
-		err = -jifl_err_io;
-		say(msg, len, "--pt: cannot read '%s': %s", pt_path, strerror(errno));
+		err = jifl_err_errno(errno);
+		say(msg, len, "--pt: cannot read '%s': %s", pt_path, jifl_strerror(err));
 	} else if (!st.st_size) {
 		err = -jifl_err_format;
 		say(msg, len, "--pt: '%s': the trace is empty", pt_path);

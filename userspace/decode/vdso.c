@@ -60,7 +60,7 @@ static int own_vdso(const uint8_t **image, size_t *size)
 
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	while (!found && fgets(line, sizeof(line), f))
 		found = strstr(line, " " VDSO_NAME "\n") &&
 			sscanf(line, "%lx-%lx", &start, &end) == 2 && end > start;
@@ -76,21 +76,20 @@ static int own_vdso(const uint8_t **image, size_t *size)
 static int own_copy(struct jifl_vdso *v, const uint8_t *image, size_t size)
 {
 	const char *dir = getenv("TMPDIR");
-	int fd, saved;
+	int fd, err;
 
 	if (snprintf(v->path, sizeof(v->path), "%s/jifl-vdso-XXXXXX",
 		     dir && *dir ? dir : "/tmp") >= (int)sizeof(v->path))
 		return -jifl_err_invalid;
 	fd = mkstemp(v->path);
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	v->temporary = 1;
 	if (write(fd, image, size) == (ssize_t)size && !close(fd))
 		return 0;
-	saved = errno;
+	err = jifl_err_errno(errno);
 	close(fd);
-	errno = saved;
-	return -jifl_err_io;
+	return err;
 }
 
 int jifl_vdso_find(struct jifl_vdso *v, const struct jifl_perf_reader *r,
@@ -109,8 +108,7 @@ int jifl_vdso_find(struct jifl_vdso *v, const struct jifl_perf_reader *r,
 		err = from_cache(v, cache_dir, b);
 		if (!err)
 			return 0;
-		snprintf(why, sizeof(why), "%s", err == -jifl_err_io && errno == ENOENT ?
-			 "not there" : err == -jifl_err_io ? strerror(errno) :
+		snprintf(why, sizeof(why), "%s", err == jifl_err_errno(ENOENT) ? "not there" :
 			 err == -jifl_err_mismatch ? "another build ID there" :
 			 jifl_strerror(err));
 	}
@@ -127,7 +125,7 @@ int jifl_vdso_find(struct jifl_vdso *v, const struct jifl_perf_reader *r,
 	err = own ? own_copy(v, own, size) : -jifl_err_nosupp;
 	if (err) {
 		say(msg, len, "this system's vDSO cannot stand in for the trace's: %s; its code "
-		    "cannot be decoded", err == -jifl_err_io ? strerror(errno) : jifl_strerror(err));
+		    "cannot be decoded", jifl_strerror(err));
 		jifl_vdso_fini(v);
 		return 2;
 	}

@@ -43,11 +43,6 @@ struct jitdump {
 	size_t pids, written, skipped_pids;
 };
 
-static const char *reason(int err)
-{
-	return err == -jifl_err_io ? strerror(errno) : jifl_strerror(err);
-}
-
 static int read_flowjit(struct jitdump *j)
 {
 	struct jifl_jit_image_stats st;
@@ -58,7 +53,7 @@ static int read_flowjit(struct jitdump *j)
 
 	ret = jifl_fjreader_open(&r, j->o->input);
 	if (ret) {
-		fprintf(stderr, PROG ": cannot read '%s': %s\n", j->o->input, reason(ret));
+		jifl_perror(PROG, ret, "cannot read '%s'", j->o->input);
 		return ret;
 	}
 	while ((ret = jifl_fjreader_next(r, &ev, &page)) > 0) {
@@ -68,7 +63,7 @@ static int read_flowjit(struct jitdump *j)
 	}
 	if (ret < 0)
 		fprintf(stderr, PROG ": '%s': %s (at byte %" PRIu64 ")\n", j->o->input,
-			reason(ret), jifl_fjreader_offset(r));
+			jifl_strerror(ret), jifl_fjreader_offset(r));
 	jifl_fjreader_close(r);
 	if (ret < 0)
 		return ret;
@@ -91,7 +86,7 @@ static int read_perf(struct jitdump *j)
 
 	ret = jifl_perf_reader_open(&j->perf, j->o->perf_in, &off);
 	if (ret) {
-		fprintf(stderr, PROG ": cannot read '%s': %s", j->o->perf_in, reason(ret));
+		fprintf(stderr, PROG ": cannot read '%s': %s", j->o->perf_in, jifl_strerror(ret));
 		if (ret == -jifl_err_format || ret == -jifl_err_truncated)
 			fprintf(stderr, " (at byte %" PRIu64 ")", off);
 		fputc('\n', stderr);
@@ -124,7 +119,7 @@ static int plan(struct jitdump *j)
 					  &j->loads, &j->nr_loads);
 	free(b);
 	if (ret)
-		fprintf(stderr, PROG ": %s\n", reason(ret));
+		fprintf(stderr, PROG ": %s\n", jifl_strerror(ret));
 	return ret;
 }
 
@@ -231,7 +226,7 @@ static int write_dump(struct jitdump *j, const struct jifl_jit_load *l, size_t n
 	if (!ret)
 		ret = add_marker(j, pid, path);
 	if (ret)
-		fprintf(stderr, PROG ": cannot write '%s': %s\n", path, reason(ret));
+		jifl_perror(PROG, ret, "cannot write '%s'", path);
 	return ret;
 }
 
@@ -243,12 +238,14 @@ static int write_dumps(struct jitdump *j)
 	int ret;
 
 	if (mkdir(j->o->dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, PROG ": cannot create '%s': %s\n", j->o->dir, strerror(errno));
-		return -jifl_err_io;
+		ret = jifl_err_errno(errno);
+		jifl_perror(PROG, ret, "cannot create '%s'", j->o->dir);
+		return ret;
 	}
 	if (!realpath(j->o->dir, j->dir)) {
-		fprintf(stderr, PROG ": '%s': %s\n", j->o->dir, strerror(errno));
-		return -jifl_err_io;
+		ret = jifl_err_errno(errno);
+		jifl_perror(PROG, ret, "'%s'", j->o->dir);
+		return ret;
 	}
 	for (i = 0; i < j->nr_loads; i = k) {
 		pid = j->loads[i].v->pid;
@@ -288,7 +285,7 @@ int fj_jitdump(const struct fj_jitdump_opts *o)
 
 	ret = jifl_jit_image_new(&j.img);
 	if (ret)
-		fprintf(stderr, PROG ": %s\n", reason(ret));
+		fprintf(stderr, PROG ": %s\n", jifl_strerror(ret));
 	if (!ret)
 		ret = read_flowjit(&j);
 	if (!ret)
@@ -311,8 +308,7 @@ int fj_jitdump(const struct fj_jitdump_opts *o)
 			fprintf(stderr, PROG ": cannot copy '%s': unfinished (data size 0 in its "
 				"header)\n", o->perf_in);
 		else if (ret)
-			fprintf(stderr, PROG ": cannot copy '%s' to '%s': %s\n", o->perf_in,
-				o->perf_out, reason(ret));
+			jifl_perror(PROG, ret, "cannot copy '%s' to '%s'", o->perf_in, o->perf_out);
 	}
 	if (!ret && !o->quiet)
 		summary(&j);

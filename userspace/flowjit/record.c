@@ -123,9 +123,7 @@ static void save(struct recording *r, const struct flowjit_event *ev)
 		del_pid(r, ev->pid);
 	ret = jifl_fjwriter_add(r->w, ev);
 	if (ret && !r->err) {
-		fprintf(stderr, PROG ": --output: cannot write '%s': %s\n",
-			r->o->output, ret == -jifl_err_io ? strerror(errno) :
-			jifl_strerror(ret));
+		jifl_perror(PROG, ret, "--output: cannot write '%s'", r->o->output);
 		r->err = ret;
 	}
 }
@@ -141,8 +139,7 @@ static int drain(struct recording *r, int discard)
 			if (!discard)
 				save(r, ev);
 	if (ret < 0)
-		fprintf(stderr, PROG ": cannot read '" JIFL_FJPROC_STREAM "': %s\n",
-			ret == -jifl_err_io ? strerror(errno) : jifl_strerror(ret));
+		jifl_perror(PROG, ret, "cannot read '%s'", JIFL_FJPROC_STREAM);
 	return ret;
 }
 
@@ -213,7 +210,7 @@ static int setup(struct recording *r, pid_t pid, const char *cmdline,
 		.cmdline = cmdline, .cmdline_len = cmdline_len,
 	};
 	char cmd[64];
-	int fd, ret;
+	int fd, ret, e;
 
 	/*
 	 * Snapshots are the recorded process' memory: only the recorder
@@ -224,30 +221,34 @@ static int setup(struct recording *r, pid_t pid, const char *cmdline,
 	fd = open(o->output, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
 			     (o->force ? O_TRUNC : O_EXCL), 0600);
 	if (fd < 0) {
-		fprintf(stderr, PROG ": --output: cannot create '%s': %s%s\n", o->output,
-			strerror(errno), errno == EEXIST ? " (--force replaces it)" :
-			errno == ELOOP ? " (a symbolic link, not followed)" : "");
-		return -jifl_err_io;
+		e = errno;
+		ret = jifl_err_errno(e);
+		jifl_perror_hint(PROG, ret, e == EEXIST ? "--force replaces it" :
+				 e == ELOOP ? "a symbolic link, not followed" : NULL,
+				 "--output: cannot create '%s'", o->output);
+		return ret;
 	}
 	ret = jifl_fjwriter_fdopen(&r->w, fd, &info);
 	if (ret) {
-		fprintf(stderr, PROG ": --output: cannot write '%s': %s\n", o->output,
-			ret == -jifl_err_io ? strerror(errno) : jifl_strerror(ret));
+		jifl_perror(PROG, ret, "--output: cannot write '%s'", o->output);
 		return ret;
 	}
 	if (o->bufsize) {
 		snprintf(cmd, sizeof(cmd), "bufsize %llu", o->bufsize);
-		if (jifl_fjproc_control(cmd)) {
-			fprintf(stderr, PROG ": --bufsize: cannot set the kernel ring to %llu bytes: %s\n",
-				o->bufsize, strerror(errno));
-			return -jifl_err_io;
+		ret = jifl_fjproc_control(cmd);
+		if (ret) {
+			jifl_perror(PROG, ret, "--bufsize: cannot set the kernel ring to %llu bytes",
+				    o->bufsize);
+			return ret;
 		}
 	}
-	if (jifl_fjproc_open(&r->stream)) {
-		fprintf(stderr, PROG ": cannot open '" JIFL_FJPROC_STREAM "': %s%s\n",
-			strerror(errno), errno == EBUSY ? " (another consumer is reading it)" :
-			errno == ENOENT ? " (a kernel without FlowJIT)" : "");
-		return -jifl_err_io;
+	ret = jifl_fjproc_open(&r->stream);
+	if (ret) {
+		e = jifl_err_to_errno(ret);
+		jifl_perror_hint(PROG, ret, e == EBUSY ? "another consumer is reading it" :
+				 e == ENOENT ? "a kernel without FlowJIT" : NULL,
+				 "cannot open '%s'", JIFL_FJPROC_STREAM);
+		return ret;
 	}
 	ret = drain(r, 1);
 	if (ret)
@@ -263,8 +264,7 @@ static int finish(struct recording *r)
 
 	r->w = NULL;
 	if (ret) {
-		fprintf(stderr, PROG ": --output: cannot write '%s': %s\n", r->o->output,
-			ret == -jifl_err_io ? strerror(errno) : jifl_strerror(ret));
+		jifl_perror(PROG, ret, "--output: cannot write '%s'", r->o->output);
 		return ret;
 	}
 	if (r->lost)
@@ -471,13 +471,11 @@ static int child_started(const struct fj_record_opts *o, int errp)
 	if (n != sizeof(e))
 		return 1;	/* exec closed the pipe */
 	if (e.stage == CHILD_USER)
-		fprintf(stderr, PROG ": --user: cannot run as '%s': %s\n", o->user,
-			strerror(e.err));
+		jifl_perror(PROG, jifl_err_errno(e.err), "--user: cannot run as '%s'", o->user);
 	else if (e.stage == CHILD_PRCTL)
-		fprintf(stderr, PROG ": cannot enable FlowJIT (prctl PR_FLOWJIT): %s\n",
-			strerror(e.err));
+		jifl_perror(PROG, jifl_err_errno(e.err), "cannot enable FlowJIT (prctl PR_FLOWJIT)");
 	else
-		fprintf(stderr, PROG ": cannot run '%s': %s\n", o->argv[0], strerror(e.err));
+		jifl_perror(PROG, jifl_err_errno(e.err), "cannot run '%s'", o->argv[0]);
 	return 0;
 }
 
@@ -494,17 +492,17 @@ static int record_command(struct recording *r)
 	if (o->user && resolve_user(o->user, &id))
 		return FJ_EXIT_FAIL;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1)) {
-		fprintf(stderr, PROG ": prctl PR_SET_CHILD_SUBREAPER: %s\n", strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "prctl PR_SET_CHILD_SUBREAPER");
 		return FJ_EXIT_FAIL;
 	}
 	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "pipe");
 		return FJ_EXIT_FAIL;
 	}
 	catch_stop_signals(&mask);
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "fork");
 		return FJ_EXIT_FAIL;
 	}
 	if (pid == 0) {
@@ -519,7 +517,7 @@ static int record_command(struct recording *r)
 	free(cmdline);
 	/* The child runs the command only once the stream is ours. */
 	if (!ret && write(go[1], "g", 1) != 1)
-		ret = -jifl_err_io;
+		ret = jifl_err_errno(errno);
 	close(go[1]);
 	started = !ret && child_started(o, errp[0]);
 	close(errp[0]);
@@ -529,8 +527,9 @@ static int record_command(struct recording *r)
 		;
 	if (started && !ret)
 		ret = stream_until_orphans_exit(r);
+	/* finish() says why it failed */
 	if (started && finish(r))
-		ret = -jifl_err_io;
+		return FJ_EXIT_FAIL;
 	/* Without a start, the child's status says why (125, 126, 127). */
 	if (ret)
 		return FJ_EXIT_FAIL;
@@ -546,7 +545,7 @@ static int record_pid(struct recording *r)
 	int ret;
 
 	if (kill(pid, 0) && errno == ESRCH) {
-		fprintf(stderr, PROG ": -p: no process %d: %s\n", (int)pid, strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "-p: no process %d", (int)pid);
 		return FJ_EXIT_FAIL;
 	}
 	cmdline = read_cmdline(pid, &len);
@@ -558,8 +557,7 @@ static int record_pid(struct recording *r)
 	snprintf(cmd, sizeof(cmd), "track %d inherit%s", (int)pid,
 		 o->flags & FLOWJIT_F_ALL_EXEC ? " all-exec" : "");
 	if (jifl_fjproc_control(cmd)) {
-		fprintf(stderr, PROG ": -p: cannot track process %d: %s\n", (int)pid,
-			strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "-p: cannot track process %d", (int)pid);
 		return FJ_EXIT_FAIL;
 	}
 	ret = stream_until_exit(r, pid, 1);

@@ -235,8 +235,7 @@ int fj_report(const char *path, int events, FILE *out)
 
 	ret = jifl_fjreader_open(&r, path);
 	if (ret) {
-		fprintf(stderr, PROG ": report: cannot read '%s': %s\n", path,
-			ret == -jifl_err_io ? strerror(errno) : jifl_strerror(ret));
+		jifl_perror(PROG, ret, "report: cannot read '%s'", path);
 		return 1;
 	}
 	if (events)
@@ -250,8 +249,7 @@ int fj_report(const char *path, int events, FILE *out)
 	}
 	if (ret < 0)
 		fprintf(stderr, PROG ": report: '%s': %s (at byte %" PRIu64 ")\n", path,
-			ret == -jifl_err_io ? strerror(errno) : jifl_strerror(ret),
-			jifl_fjreader_offset(r));
+			jifl_strerror(ret), jifl_fjreader_offset(r));
 	else if (!events)
 		print_summary(out, path, jifl_fjreader_info(r), &s);
 	jifl_fjreader_close(r);

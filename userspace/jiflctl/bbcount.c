@@ -22,7 +22,7 @@ static int bbcount_reset(void)
 {
 	int err = jifl_proc_tool_command("reset");
 
-	if (err == -jifl_err_io && errno == EINVAL)
+	if (err == jifl_err_errno(EINVAL))
 		fprintf(stderr, PROG ": bbcount: " NOT_BBCOUNT "\n");
 	else if (err)
 		ctl_file_error(JIFL_PROC_TOOL, err);
@@ -37,7 +37,7 @@ static void bbcount_error(const struct jifl_bbcount *bc, int err)
 	/* it was read: the path fits */
 	jifl_proc_path(JIFL_PROC_TOOL, path, sizeof(path));
 	if (err != -jifl_err_format)
-		fprintf(stderr, PROG ": %s: %s\n", path, jifl_strerror(err));
+		jifl_perror(PROG, err, "%s", path);
 	else if (!bc->bad_line)
 		fprintf(stderr, PROG ": %s: line %zu: the listing ends before its '# blocks' line\n",
 			path, bc->bad_nr);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "errcode.h"
 #include "jiflproc.h"
 
 /* kcov's ioctls (include/uapi/linux/kcov.h) */
@@ -54,7 +55,7 @@ static long ksyms_load(struct ksym **symsp)
 	FILE *f = fopen("/proc/kallsyms", "r");
 
 	if (!f) {
-		fprintf(stderr, PROG ": cover: /proc/kallsyms: %s\n", strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "cover: /proc/kallsyms");
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -204,8 +205,8 @@ static int cover_start(void *arg)
 	struct cover *c = arg;
 
 	if (ioctl(c->fd, KCOV_ENABLE, KCOV_TRACE_PC)) {
-		fprintf(stderr, PROG ": cover: KCOV_ENABLE: %s%s\n", strerror(errno),
-			errno == ENODEV ? " (the active tool is not cover)" : "");
+		jifl_perror_hint(PROG, jifl_err_errno(errno), errno == ENODEV ?
+				 "the active tool is not cover" : NULL, "cover: KCOV_ENABLE");
 		return -1;
 	}
 	__atomic_store_n(&c->area[0], 0, __ATOMIC_RELAXED);
@@ -227,16 +228,16 @@ int ctl_cover(const struct ctl_opts *o)
 	jifl_proc_path(COVER_FILE, path, sizeof(path));
 	c.fd = open(path, O_RDWR | O_CLOEXEC);
 	if (c.fd < 0) {
-		fprintf(stderr, PROG ": cover: %s: %s\n", path, strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "cover: %s", path);
 		goto out_tool;
 	}
 	if (ioctl(c.fd, KCOV_INIT_TRACE, o->size)) {
-		fprintf(stderr, PROG ": cover: KCOV_INIT_TRACE %lu: %s\n", o->size, strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "cover: KCOV_INIT_TRACE %lu", o->size);
 		goto out_close;
 	}
 	c.area = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd, 0);
 	if (c.area == MAP_FAILED) {
-		fprintf(stderr, PROG ": cover: mmap: %s\n", strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "cover: mmap");
 		goto out_close;
 	}
 	/* the file stays open here: collecting goes on past the child's exec */

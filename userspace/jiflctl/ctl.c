@@ -16,29 +16,20 @@
 
 void ctl_error(const char *what, int err)
 {
-	const char *hint = "";
+	int e = jifl_err_to_errno(err);
 
-	if (err != -jifl_err_io) {
-		fprintf(stderr, PROG ": %s: %s\n", what, jifl_strerror(err));
-		return;
-	}
-	if (errno == ENOENT)
-		hint = " (is the kernel built with CONFIG_JIFL?)";
-	else if (errno == EPERM || errno == EACCES)
-		hint = " (needs root)";
-	else if (errno == E2BIG)
-		hint = " (longer than the kernel takes: use ranges)";
-	fprintf(stderr, PROG ": %s: %s%s\n", what, strerror(errno), hint);
+	jifl_perror_hint(PROG, err, e == ENOENT ? "is the kernel built with CONFIG_JIFL?" :
+			 e == EPERM || e == EACCES ? "needs root" :
+			 e == E2BIG ? "longer than the kernel takes: use ranges" : NULL,
+			 "%s", what);
 }
 
 void ctl_file_error(const char *name, int err)
 {
 	char path[PATH_MAX];
-	int saved = errno;
 
 	/* a path too long for PATH_MAX is shown cut */
 	jifl_proc_path(name, path, sizeof(path));
-	errno = saved;
 	ctl_error(path, err);
 }
 
@@ -157,7 +148,7 @@ int ctl_tool(const struct ctl_opts *o)
 	if (!err)
 		return 0;
 	snprintf(what, sizeof(what), "tool %.40s", o->argv[0]);
-	if (err == -jifl_err_io && errno == EINVAL)
+	if (err == jifl_err_errno(EINVAL))
 		fprintf(stderr, PROG ": %s: the kernel has no such tool\n", what);
 	else
 		ctl_error(what, err);

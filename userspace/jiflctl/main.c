@@ -80,7 +80,7 @@ static int parse_syscalls(const char *list, struct jifl_sysset *set)
 	if (!err)
 		return 0;
 	if (err != -jifl_err_invalid) {
-		fprintf(stderr, PROG ": --syscalls: %s\n", jifl_strerror(err));
+		jifl_perror(PROG, err, "--syscalls");
 		return -1;
 	}
 	item = list + bad;

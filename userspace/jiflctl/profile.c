@@ -55,7 +55,7 @@ static int profile_print(unsigned int top)
 	}
 	free(text);
 	if (fflush(stdout)) {
-		fprintf(stderr, PROG ": profile: writing the listing: %s\n", strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "profile: writing the listing");
 		return 1;
 	}
 	return 0;

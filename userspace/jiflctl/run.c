@@ -14,12 +14,14 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "errcode.h"
 #include "report.h"
 
 static void __attribute__((noreturn)) child(int go[2], char *const argv[],
 					    int (*setup)(void *), void *arg)
 {
 	char c;
+	int e;
 
 	close(go[1]);
 	/* EOF: the parent could not set JIFL up and says why */
@@ -28,8 +30,9 @@ static void __attribute__((noreturn)) child(int go[2], char *const argv[],
 	if (setup && setup(arg))
 		_exit(126);
 	execvp(argv[0], argv);
-	fprintf(stderr, PROG ": run: %s: %s\n", argv[0], strerror(errno));
-	_exit(errno == ENOENT ? 127 : 126);
+	e = errno;
+	jifl_perror(PROG, jifl_err_errno(e), "run: %s", argv[0]);
+	_exit(e == ENOENT ? 127 : 126);
 }
 
 static int wait_child(pid_t pid, int *status)
@@ -149,13 +152,13 @@ int run_command(const struct ctl_opts *o, const char *what, int tree,
 		return -1;
 	}
 	if (pipe2(go, O_CLOEXEC)) {
-		fprintf(stderr, PROG ": %s: pipe: %s\n", what, strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "%s: pipe", what);
 		return -1;
 	}
 	pidfd = selected_open(&saved);
 	pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, PROG ": %s: fork: %s\n", what, strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "%s: fork", what);
 		close(go[0]);
 		close(go[1]);
 		if (pidfd >= 0)
@@ -177,7 +180,7 @@ int run_command(const struct ctl_opts *o, const char *what, int tree,
 		err = -1;
 	close(go[1]);
 	if (wait_child(pid, status)) {
-		fprintf(stderr, PROG ": %s: waitpid: %s\n", what, strerror(errno));
+		jifl_perror(PROG, jifl_err_errno(errno), "%s: waitpid", what);
 		err = -1;
 	}
 	sigaction(SIGINT, &old_int, NULL);

@@ -56,7 +56,7 @@ int jifl_build_id_read(const char *path, uint8_t id[JIFL_BUILD_ID_MAX])
 		return -jifl_err_internal;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	ret = elf_build_id(elf, id);
 	elf_end(elf);

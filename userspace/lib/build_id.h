@@ -14,7 +14,7 @@
 
 /*
  * Read the build ID of the 64-bit ELF file @path into @id; returns its
- * size (1..20), or -jifl_err_format when there is none, -jifl_err_io.
+ * size (1..20), or -jifl_err_format when there is none, or a system error (errcode.h).
  */
 int jifl_build_id_read(const char *path, uint8_t id[JIFL_BUILD_ID_MAX]);
 

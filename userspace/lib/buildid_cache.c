@@ -50,7 +50,7 @@ static int mkdir_p(char *path)
 		if (mkdir(path, 0755) && errno != EEXIST) {
 			if (p)
 				*p = '/';
-			return -jifl_err_io;
+			return jifl_err_errno(errno);
 		}
 		if (!p)
 			return 0;
@@ -63,33 +63,32 @@ static int write_new(const char *path, const void *image, size_t size)
 {
 	char tmp[4096];
 	ssize_t done;
-	int fd, err, saved;
+	int fd, err;
 
 	err = path_fmt(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	if (err)
 		return err;
 	fd = mkstemp(tmp);
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	done = write(fd, image, size);
 	if (done >= 0 && (size_t)done != size) {
 		errno = ENOSPC;
 		done = -1;
 	}
 	if (done < 0 || fchmod(fd, 0644)) {
-		saved = errno;
+		err = jifl_err_errno(errno);
 		close(fd);
 		goto fail;
 	}
 	if (close(fd) || rename(tmp, path)) {
-		saved = errno;
+		err = jifl_err_errno(errno);
 		goto fail;
 	}
 	return 0;
 fail:
 	unlink(tmp);
-	errno = saved;
-	return -jifl_err_io;
+	return err;
 }
 
 int jifl_buildid_cache_add_vdso(const char *dir, const uint8_t *id, size_t n,
@@ -118,7 +117,7 @@ int jifl_buildid_cache_add_vdso(const char *dir, const uint8_t *id, size_t n,
 	if (!err)
 		err = path_fmt(target, sizeof(target), "../../" VDSO_NAME "/%s", hex);
 	if (!err && symlink(target, path) && errno != EEXIST)
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 	return err;
 }
 
@@ -136,11 +135,11 @@ int jifl_buildid_cache_find_vdso(const char *dir, const uint8_t *id, size_t n,
 	if (err)
 		return err;
 	if (stat(buf, &st))
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	/* Old caches keep the file itself under the link's name. */
 	if (!S_ISREG(st.st_mode))
 		err = path_fmt(buf + strlen(buf), len - strlen(buf), "/" VDSO_FILE);
 	if (!err && access(buf, R_OK))
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 	return err;
 }

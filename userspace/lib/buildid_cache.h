@@ -26,16 +26,16 @@ int jifl_buildid_cache_dir(const char *dir, char *buf, size_t len);
 /*
  * Put the vDSO image @image (@size bytes) with build ID @id (@n bytes)
  * into the cache @dir, creating the directories it needs; an image that
- * is there already is kept. Returns 0, -jifl_err_io (errno) or
- * -jifl_err_invalid.
+ * is there already is kept. Returns 0, a system error (errcode.h)
+ * or -jifl_err_invalid.
  */
 int jifl_buildid_cache_add_vdso(const char *dir, const uint8_t *id, size_t n,
 				const void *image, size_t size);
 
 /*
  * The path of the cached vDSO with build ID @id, in @buf, found as perf
- * finds it: through the .build-id link. Returns 0, -jifl_err_io (errno
- * ENOENT: not in the cache) or -jifl_err_invalid.
+ * finds it: through the .build-id link. Returns 0, a system error
+ * (ENOENT: not in the cache) or -jifl_err_invalid.
  */
 int jifl_buildid_cache_find_vdso(const char *dir, const uint8_t *id, size_t n,
 				 char *buf, size_t len);

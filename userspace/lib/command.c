@@ -11,13 +11,12 @@ int jifl_command_write(const char *path, const char *cmd)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	ssize_t n;
-	int saved;
+	int err;
 
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	n = write(fd, cmd, strlen(cmd));
-	saved = errno;
+	err = n < 0 ? jifl_err_errno(errno) : 0;
 	close(fd);
-	errno = saved;
-	return n < 0 ? -jifl_err_io : 0;
+	return err;
 }

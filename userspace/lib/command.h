@@ -5,7 +5,7 @@
 
 /*
  * Write @cmd to the file at @path in one write(), as the kernel takes
- * commands. Returns 0 or -jifl_err_io with errno set.
+ * commands. Returns 0 or the system's error (errcode.h).
  */
 int jifl_command_write(const char *path, const char *cmd);
 

@@ -31,12 +31,11 @@ int jifl_fjproc_open(struct jifl_fjproc **pp)
 	}
 	p->fd = open(JIFL_FJPROC_STREAM, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (p->fd < 0) {
-		int saved = errno;
+		int err = jifl_err_errno(errno);
 
 		free(p->buf);
 		free(p);
-		errno = saved;
-		return -jifl_err_io;
+		return err;
 	}
 	*pp = p;
 	return 0;
@@ -71,7 +70,7 @@ int jifl_fjproc_read(struct jifl_fjproc *p)
 		n = read(p->fd, p->buf, FJPROC_BUF);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return errno == EAGAIN ? 0 : -jifl_err_io;
+		return errno == EAGAIN ? 0 : jifl_err_errno(errno);
 	if (check_records(p->buf, n))
 		return -jifl_err_format;
 	p->len = n;

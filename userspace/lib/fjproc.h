@@ -16,7 +16,7 @@ struct jifl_fjproc;
 
 /*
  * Open the stream (non-blocking, close-on-exec). Returns 0 and the
- * consumer in @pp, or -jifl_err_io with errno set (EBUSY: another
+ * consumer in @pp, or a system error (errcode.h; EBUSY: another
  * consumer has it; ENOENT: a kernel without FlowJIT), -jifl_err_nomem.
  */
 int jifl_fjproc_open(struct jifl_fjproc **pp);
@@ -27,7 +27,7 @@ int jifl_fjproc_fd(const struct jifl_fjproc *p);
 /*
  * Read what the stream holds now into the consumer's buffer. Returns 1
  * when records were read, 0 when there were none (EAGAIN), or a
- * negative jifl_error_code (-jifl_err_io: errno says why;
+ * negative jifl_error_code (a system error;
  * -jifl_err_format: the kernel sent a record that is not whole).
  */
 int jifl_fjproc_read(struct jifl_fjproc *p);
@@ -42,7 +42,7 @@ void jifl_fjproc_close(struct jifl_fjproc *p);
 
 /*
  * Write one command to /proc/flowjit/control ("track PID inherit",
- * "bufsize BYTES", ...). Returns 0 or -jifl_err_io with errno set.
+ * "bufsize BYTES", ...). Returns 0 or a system error.
  */
 int jifl_fjproc_control(const char *cmd);
 

@@ -28,7 +28,7 @@ static int get(struct jifl_fjreader *r, void *buf, size_t len)
 	r->pos += n;
 	if (n == len)
 		return 0;
-	return ferror(r->f) ? -jifl_err_io : -jifl_err_truncated;
+	return ferror(r->f) ? jifl_err_errno(errno) : -jifl_err_truncated;
 }
 
 static int check_header(const struct jifl_fj_header *h)
@@ -53,7 +53,7 @@ static int read_header(struct jifl_fjreader *r)
 	int ret;
 
 	ret = get(r, &h, sizeof(h));
-	if (ret == -jifl_err_io)
+	if (jifl_err_is_errno(ret))
 		return ret;
 	/* Without our magic number the file is foreign, whatever its size. */
 	if (r->pos < sizeof(h.magic) || memcmp(h.magic, JIFL_FJ_MAGIC, sizeof(h.magic)))
@@ -88,7 +88,7 @@ static int read_header(struct jifl_fjreader *r)
 int jifl_fjreader_open(struct jifl_fjreader **rp, const char *path)
 {
 	struct jifl_fjreader *r;
-	int ret, saved;
+	int ret;
 
 	if (!rp || !path)
 		return -jifl_err_invalid;
@@ -99,13 +99,11 @@ int jifl_fjreader_open(struct jifl_fjreader **rp, const char *path)
 	r->f = fopen(path, "re");
 	if (!r->f) {
 		free(r);
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	}
 	ret = read_header(r);
 	if (ret) {
-		saved = errno;
 		jifl_fjreader_close(r);
-		errno = saved;
 		return ret;
 	}
 	*rp = r;
@@ -133,7 +131,7 @@ static int check_end(struct jifl_fjreader *r, const struct flowjit_event *ev)
 		return -jifl_err_checksum;
 	if (fgetc(r->f) != EOF)
 		return -jifl_err_format;
-	return ferror(r->f) ? -jifl_err_io : 0;
+	return ferror(r->f) ? jifl_err_errno(errno) : 0;
 }
 
 static int read_record(struct jifl_fjreader *r, struct flowjit_event *ev,

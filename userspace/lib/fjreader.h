@@ -16,7 +16,7 @@ struct jifl_fjreader;
 
 /*
  * Open @path and read its header. Returns 0 and the reader in @rp, or a
- * negative jifl_error_code: -jifl_err_io (errno says why),
+ * negative jifl_error_code: a system error (errcode.h),
  * -jifl_err_format (not a FlowJIT file, or a bad header),
  * -jifl_err_version, -jifl_err_truncated, -jifl_err_nomem.
  */
@@ -30,7 +30,7 @@ const struct jifl_fj_info *jifl_fjreader_info(const struct jifl_fjreader *r);
  * point @page at its 4 KiB (else NULL; valid until the next call).
  * Returns 1 for a record, 0 at the end of a complete and intact file, or
  * a negative jifl_error_code: -jifl_err_truncated, -jifl_err_format,
- * -jifl_err_checksum, -jifl_err_io. After 0 or an error, it stays so.
+ * -jifl_err_checksum, a system error. After 0 or an error, it stays so.
  */
 int jifl_fjreader_next(struct jifl_fjreader *r, struct flowjit_event *ev,
 		       const void **page);

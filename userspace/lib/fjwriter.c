@@ -22,7 +22,7 @@ static int put(struct jifl_fjwriter *w, const void *buf, size_t len)
 	if (w->err)
 		return w->err;
 	if (fwrite(buf, 1, len, w->f) != len) {
-		w->err = -jifl_err_io;
+		w->err = jifl_err_errno(errno);
 		return w->err;
 	}
 	w->sum = jifl_fjfile_checksum(w->sum, buf, len);
@@ -64,7 +64,7 @@ int jifl_fjwriter_open(struct jifl_fjwriter **wp, const char *path,
 		return -jifl_err_invalid;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	return jifl_fjwriter_fdopen(wp, fd, info);
 }
 
@@ -87,22 +87,17 @@ int jifl_fjwriter_fdopen(struct jifl_fjwriter **wp, int fd,
 	w->sum = JIFL_FJ_CHECKSUM_INIT;
 	w->f = fdopen(fd, "w");
 	if (!w->f) {
-		int saved = errno;
-
+		ret = jifl_err_errno(errno);
 		close(fd);
 		free(w);
-		errno = saved;
-		return -jifl_err_io;
+		return ret;
 	}
 	/* Snapshots come in 4 KiB pieces: write them out in big ones. */
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	ret = put_header(w, info);
 	if (ret) {
-		int saved = errno;
-
 		fclose(w->f);
 		free(w);
-		errno = saved;
 		return ret;
 	}
 	*wp = w;
@@ -131,7 +126,7 @@ uint64_t jifl_fjwriter_count(const struct jifl_fjwriter *w)
 int jifl_fjwriter_close(struct jifl_fjwriter *w)
 {
 	struct flowjit_event end;
-	int ret, saved;
+	int ret;
 
 	memset(&end, 0, sizeof(end));
 	end.type = JIFL_FJ_END;
@@ -140,12 +135,8 @@ int jifl_fjwriter_close(struct jifl_fjwriter *w)
 	end.len = w->bytes;
 	end.aux = w->sum;
 	ret = put(w, &end, sizeof(end));
-	saved = errno;
-	if (fclose(w->f) && !ret) {
-		ret = -jifl_err_io;
-		saved = errno;
-	}
+	if (fclose(w->f) && !ret)
+		ret = jifl_err_errno(errno);
 	free(w);
-	errno = saved;
 	return ret;
 }

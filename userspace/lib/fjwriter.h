@@ -14,8 +14,8 @@ struct jifl_fjwriter;
 
 /*
  * Create @path (truncating it) and write the header from @info. Returns 0
- * and the writer in @wp, or a negative jifl_error_code (-jifl_err_io:
- * errno says why).
+ * and the writer in @wp, or a negative jifl_error_code (a system
+ * error: errcode.h).
  */
 int jifl_fjwriter_open(struct jifl_fjwriter **wp, const char *path,
 		       const struct jifl_fj_info *info);

@@ -19,21 +19,20 @@ int jifl_proc_path(const char *name, char *buf, size_t size)
 
 	if (!dir || !*dir)
 		dir = "/proc/jifl";
-	if (snprintf(buf, size, "%s/%s", dir, name) >= (int)size) {
-		errno = ENAMETOOLONG;
-		return -jifl_err_io;
-	}
+	if (snprintf(buf, size, "%s/%s", dir, name) >= (int)size)
+		return jifl_err_errno(ENAMETOOLONG);
 	return 0;
 }
 
-/* File @name opened with @flags, or -1 with errno set. */
+/* File @name opened with @flags: its descriptor, or a negative code. */
 static int open_file(const char *name, int flags)
 {
 	char path[PATH_MAX];
+	int fd = jifl_proc_path(name, path, sizeof(path));
 
-	if (jifl_proc_path(name, path, sizeof(path)))
-		return -1;
-	return open(path, flags | O_CLOEXEC);
+	if (!fd)
+		fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 && !jifl_err_is_errno(fd) ? jifl_err_errno(errno) : fd;
 }
 
 /* To the end: seq_file hands a long listing out one read at a time. */
@@ -58,8 +57,9 @@ static int read_all(int fd, char **text)
 			len += n;
 	} while (n > 0 || (n < 0 && errno == EINTR));
 	if (n < 0) {
+		n = jifl_err_errno(errno);
 		free(buf);
-		return -jifl_err_io;
+		return n;
 	}
 	buf[len] = '\0';
 	*text = buf;
@@ -68,14 +68,12 @@ static int read_all(int fd, char **text)
 
 int jifl_proc_read(const char *name, char **text)
 {
-	int fd = open_file(name, O_RDONLY), err, saved;
+	int fd = open_file(name, O_RDONLY), err;
 
 	if (fd < 0)
-		return -jifl_err_io;
+		return fd;
 	err = read_all(fd, text);
-	saved = errno;
 	close(fd);
-	errno = saved;
 	return err;
 }
 
@@ -204,18 +202,15 @@ long long jifl_proc_stat(const struct jifl_proc_stats *s, const char *key)
 static int write_file(const char *name, const char *cmd)
 {
 	char path[PATH_MAX];
+	int err = jifl_proc_path(name, path, sizeof(path));
 
-	if (jifl_proc_path(name, path, sizeof(path)))
-		return -jifl_err_io;
-	return jifl_command_write(path, cmd);
+	return err ? err : jifl_command_write(path, cmd);
 }
 
 int jifl_proc_command(const char *cmd)
 {
-	if (strlen(cmd) > JIFL_PROC_CMD_MAX) {
-		errno = E2BIG;
-		return -jifl_err_io;
-	}
+	if (strlen(cmd) > JIFL_PROC_CMD_MAX)
+		return jifl_err_errno(E2BIG);
 	return write_file(JIFL_PROC_CONTROL, cmd);
 }
 
@@ -237,10 +232,8 @@ int jifl_proc_set_syscalls(const struct jifl_sysset *set)
 	char cmd[JIFL_PROC_CMD_MAX + 1] = "syscalls ";
 	int n = jifl_sysset_format(set, cmd + 9, sizeof(cmd) - 9);
 
-	if (n < 0) {
-		errno = E2BIG;
-		return -jifl_err_io;
-	}
+	if (n < 0)
+		return jifl_err_errno(E2BIG);
 	return jifl_proc_command(cmd);
 }
 
@@ -253,10 +246,8 @@ int jifl_proc_set_tool(const char *name)
 {
 	char cmd[64];
 
-	if (snprintf(cmd, sizeof(cmd), "tool %s", name) >= (int)sizeof(cmd)) {
-		errno = E2BIG;
-		return -jifl_err_io;
-	}
+	if (snprintf(cmd, sizeof(cmd), "tool %s", name) >= (int)sizeof(cmd))
+		return jifl_err_errno(E2BIG);
 	return jifl_proc_command(cmd);
 }
 

@@ -4,9 +4,10 @@
  * settings; commands written by root), /proc/jifl/stats (counters) and
  * /proc/jifl/tool (the active tool's output and commands, root only),
  * /proc/jifl/profile (lookups and exits by target, root only).
- * Errors are -jifl_err_io with errno set: ENOENT when the kernel has no
- * CONFIG_JIFL, EPERM for a command without CAP_SYS_ADMIN, and the
- * kernel's answer to a bad command (EINVAL, ERANGE).
+ * Errors are system errors (errcode.h), their errno in the code: ENOENT
+ * when the kernel has no CONFIG_JIFL, EPERM for a command without
+ * CAP_SYS_ADMIN, and the kernel's answer to a bad command (EINVAL,
+ * ERANGE).
  *
  * The directory is $JIFL_PROC_DIR where that is set (tests give files
  * of their own; set-user-ID programs ignore it), else /proc/jifl.
@@ -49,24 +50,24 @@ struct jifl_proc_stats {
 
 /*
  * The path of file @name ("control") in @buf of @size bytes, for messages.
- * Returns 0, or -jifl_err_io (ENAMETOOLONG) when it does not fit.
+ * Returns 0, or the system error ENAMETOOLONG when it does not fit.
  */
 int jifl_proc_path(const char *name, char *buf, size_t size);
 
 /*
  * Read file @name whole into *@text, NUL-terminated, of any length (the
- * caller frees it). Returns 0, -jifl_err_io or -jifl_err_nomem.
+ * caller frees it). Returns 0, a system error or -jifl_err_nomem.
  */
 int jifl_proc_read(const char *name, char **text);
 
 /*
- * Read the settings. Returns 0, -jifl_err_io, or -jifl_err_format when
+ * Read the settings. Returns 0, a system error, or -jifl_err_format when
  * the file does not hold the three expected lines.
  */
 int jifl_proc_read_control(struct jifl_proc_control *c);
 
 /*
- * Read the counters, whichever the kernel has. Returns 0, -jifl_err_io,
+ * Read the counters, whichever the kernel has. Returns 0, a system error,
  * or -jifl_err_format for a line that is not "key: number" (a key of
  * [a-z0-9_] only).
  */
@@ -77,7 +78,7 @@ long long jifl_proc_stat(const struct jifl_proc_stats *s, const char *key);
 
 /*
  * Write one command ("enable", "pid 42", ...) to the control file.
- * Returns 0 or -jifl_err_io (E2BIG: longer than JIFL_PROC_CMD_MAX).
+ * Returns 0 or a system error (E2BIG: longer than JIFL_PROC_CMD_MAX).
  */
 int jifl_proc_command(const char *cmd);
 
@@ -93,13 +94,13 @@ int jifl_proc_set_tool(const char *name);
 
 /*
  * Write command @cmd ("reset") to the active tool. Returns 0 or
- * -jifl_err_io (EINVAL: the tool takes no such command).
+ * a system error (EINVAL: the tool takes no such command).
  */
 int jifl_proc_tool_command(const char *cmd);
 
 /*
  * Write command @cmd ("on", "off", "reset") to the lookup profile.
- * Returns 0 or -jifl_err_io (ENOENT: a kernel without the profile).
+ * Returns 0 or a system error (ENOENT: a kernel without the profile).
  */
 int jifl_proc_profile_command(const char *cmd);
 

@@ -16,7 +16,7 @@ struct jifl_jitdump {
 
 static int put(struct jifl_jitdump *j, const void *p, size_t n)
 {
-	return fwrite(p, 1, n, j->f) == n ? 0 : -jifl_err_io;
+	return fwrite(p, 1, n, j->f) == n ? 0 : jifl_err_errno(errno);
 }
 
 int jifl_jitdump_open(struct jifl_jitdump **jp, const char *path, uint32_t pid,
@@ -32,19 +32,18 @@ int jifl_jitdump_open(struct jifl_jitdump **jp, const char *path, uint32_t pid,
 		.flags = JIFL_JITDUMP_ARCH_TIMESTAMP,
 	};
 	struct jifl_jitdump *j = calloc(1, sizeof(*j));
-	int saved;
+	int err;
 
 	if (!j)
 		return -jifl_err_nomem;
 	j->pid = pid;
 	j->f = fopen(path, "we");
-	if (!j->f || put(j, &h, sizeof(h))) {
-		saved = errno;
+	err = j->f ? put(j, &h, sizeof(h)) : jifl_err_errno(errno);
+	if (err) {
 		if (j->f)
 			fclose(j->f);
 		free(j);
-		errno = saved;
-		return -jifl_err_io;
+		return err;
 	}
 	*jp = j;
 	return 0;
@@ -68,9 +67,11 @@ int jifl_jitdump_code_load(struct jifl_jitdump *j, uint32_t tid, uint64_t addr,
 		.code_index = ++j->index,
 	};
 
-	if (put(j, &r, sizeof(r)) || put(j, name, name_size) || put(j, code, size))
-		return -jifl_err_io;
-	return 0;
+	int err = put(j, &r, sizeof(r));
+
+	if (!err)
+		err = put(j, name, name_size);
+	return err ? err : put(j, code, size);
 }
 
 int jifl_jitdump_close(struct jifl_jitdump *j, uint64_t tsc)
@@ -83,7 +84,7 @@ int jifl_jitdump_close(struct jifl_jitdump *j, uint64_t tsc)
 	int err = put(j, &close_rec, sizeof(close_rec));
 
 	if (fclose(j->f) && !err)
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 	free(j);
 	return err;
 }

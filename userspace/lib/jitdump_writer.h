@@ -58,7 +58,7 @@ struct jifl_jitdump;
 
 /*
  * Create @path (truncating it) for process @pid, made at TSC @tsc.
- * Returns 0 and the writer in @jp, or -jifl_err_io (errno says why),
+ * Returns 0 and the writer in @jp, or a system error (errcode.h),
  * -jifl_err_nomem.
  */
 int jifl_jitdump_open(struct jifl_jitdump **jp, const char *path, uint32_t pid,
@@ -67,14 +67,14 @@ int jifl_jitdump_open(struct jifl_jitdump **jp, const char *path, uint32_t pid,
 /*
  * A code load: @size bytes of @code at @addr, by thread @tid, named
  * @name, that perf is to map from TSC @tsc on. Code indexes count from
- * 1. Returns 0 or -jifl_err_io.
+ * 1. Returns 0 or a system error.
  */
 int jifl_jitdump_code_load(struct jifl_jitdump *j, uint32_t tid, uint64_t addr,
 			   const char *name, const void *code, size_t size, uint64_t tsc);
 
 /*
  * Write JIT_CODE_CLOSE at TSC @tsc, close the file and free @j. Returns 0
- * or -jifl_err_io; @j is freed either way.
+ * or a system error; @j is freed either way.
  */
 int jifl_jitdump_close(struct jifl_jitdump *j, uint64_t tsc);
 

@@ -59,7 +59,7 @@ static int write_all(int fd, struct iovec *iov, int n)
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			return -jifl_err_io;
+			return jifl_err_errno(errno);
 		}
 		while (n && (size_t)w >= iov->iov_len) {
 			w -= iov->iov_len;
@@ -116,11 +116,11 @@ static int copy_with(const uint8_t *map, size_t map_size, const char *out,
 	iov[4] = (struct iovec){ (void *)(map + table_end), map_size - table_end };
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 	} else {
 		err = write_all(fd, iov, 5);
 		if (close(fd) && !err)
-			err = -jifl_err_io;
+			err = jifl_err_errno(errno);
 	}
 	free(feat);
 	return err;
@@ -130,16 +130,15 @@ int jifl_perf_append(const char *in, const char *out, const void *records, size_
 {
 	const uint8_t *map;
 	struct stat st, st_out;
-	int fd, err, saved;
+	int fd, err;
 
 	fd = open(in, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	if (fstat(fd, &st)) {
-		saved = errno;
+		err = jifl_err_errno(errno);
 		close(fd);
-		errno = saved;
-		return -jifl_err_io;
+		return err;
 	}
 	/* Writing the file being read would cut it under the copy. */
 	if (!stat(out, &st_out) && st_out.st_dev == st.st_dev && st_out.st_ino == st.st_ino) {
@@ -151,16 +150,12 @@ int jifl_perf_append(const char *in, const char *out, const void *records, size_
 		return st.st_size ? -jifl_err_format : -jifl_err_truncated;
 	}
 	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	saved = errno;
+	err = map == MAP_FAILED ? jifl_err_errno(errno) : 0;
 	close(fd);
-	if (map == MAP_FAILED) {
-		errno = saved;
-		return -jifl_err_io;
-	}
+	if (err)
+		return err;
 	err = copy_with(map, st.st_size, out, records, size);
-	saved = errno;
 	munmap((void *)map, st.st_size);
-	errno = saved;
 	return err;
 }
 

@@ -18,7 +18,7 @@
 /*
  * Write @out: @in with the @size bytes of whole records at @records
  * added to its data. Returns 0 or a negative jifl_error_code:
- * -jifl_err_io (errno says why), -jifl_err_format (not a perf.data file
+ * a system error (errcode.h), -jifl_err_format (not a perf.data file
  * whose header and sections make sense), -jifl_err_truncated (a file
  * the recorder did not finish: data size 0), -jifl_err_nosupp (event
  * attributes or ids after the data, as perf never writes them),

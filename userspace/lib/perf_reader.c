@@ -844,14 +844,19 @@ int jifl_perf_reader_open(struct jifl_perf_reader **rp, const char *path,
 {
 	struct jifl_perf_reader *r;
 	struct stat st;
-	int fd, err, saved;
+	int fd, err;
 
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -jifl_err_nomem;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
+		goto out;
+	}
+	/* mmap() would call a directory ENODEV, "No such device" */
+	if (S_ISDIR(st.st_mode)) {
+		err = jifl_err_errno(EISDIR);
 		goto out;
 	}
 	r->map_size = st.st_size;
@@ -862,19 +867,17 @@ int jifl_perf_reader_open(struct jifl_perf_reader **rp, const char *path,
 	r->map = mmap(NULL, r->map_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (r->map == MAP_FAILED) {
 		r->map = NULL;
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 		goto out;
 	}
 	err = read_file(r);
 out:
-	saved = errno;
 	if (fd >= 0)
 		close(fd);
 	if (err) {
 		if (bad_offset)
 			*bad_offset = r->bad_offset;
 		jifl_perf_reader_close(r);
-		errno = saved;
 		return err;
 	}
 	*rp = r;

@@ -142,7 +142,7 @@ struct jifl_perf_queue {
 
 /*
  * Open and read @path. Returns 0 and the reader in @rp, or a negative
- * jifl_error_code: -jifl_err_io (errno says why), -jifl_err_format (not a
+ * jifl_error_code: a system error (errcode.h), -jifl_err_format (not a
  * perf.data file, or a record that makes no sense),
  * -jifl_err_truncated, -jifl_err_nosupp (no Intel PT trace in it),
  * -jifl_err_nomem. On -jifl_err_format and -jifl_err_truncated,

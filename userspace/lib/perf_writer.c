@@ -90,7 +90,7 @@ static int writer_flush(struct jifl_perf_writer *w)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			return -jifl_err_io;
+			return jifl_err_errno(errno);
 		}
 		done += r;
 	}
@@ -109,7 +109,7 @@ static int writer_put(struct jifl_perf_writer *w, const void *p, size_t n)
 	}
 	if (n > WRITER_BUF_SIZE) {
 		if (write(w->fd, p, n) != (ssize_t)n)
-			return -jifl_err_io;
+			return jifl_err_errno(errno);
 	} else {
 		memcpy(w->buf + w->len, p, n);
 		w->len += n;
@@ -202,7 +202,7 @@ static int writer_put_header(struct jifl_perf_writer *w, uint64_t data_size,
 	    pwrite(w->fd, w->ids, w->nr_ev * sizeof(w->ids[0]), ids_offset) !=
 	    (ssize_t)(w->nr_ev * sizeof(w->ids[0])) ||
 	    pwrite(w->fd, w->attrs, h.attrs.size, h.attrs.offset) != (ssize_t)h.attrs.size)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	return 0;
 }
 
@@ -380,7 +380,7 @@ static int writer_start(struct jifl_perf_writer *w)
 	if (err)
 		return err;
 	w->pos = w->data_offset;
-	return lseek(w->fd, w->pos, SEEK_SET) < 0 ? -jifl_err_io : 0;
+	return lseek(w->fd, w->pos, SEEK_SET) < 0 ? jifl_err_errno(errno) : 0;
 }
 
 int jifl_perf_writer_open(struct jifl_perf_writer **pw, const char *path,
@@ -402,7 +402,7 @@ int jifl_perf_writer_open(struct jifl_perf_writer **pw, const char *path,
 	}
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (w->fd < 0) {
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 		goto out_free;
 	}
 	writer_init_attrs(w);
@@ -419,12 +419,7 @@ int jifl_perf_writer_open(struct jifl_perf_writer **pw, const char *path,
 	return 0;
 
 out_free:
-	{
-		int saved = errno;
-
-		jifl_perf_writer_free(w);
-		errno = saved;
-	}
+	jifl_perf_writer_free(w);
 	return err;
 }
 
@@ -726,7 +721,7 @@ static int feat_arch(struct jifl_perf_writer *w)
 	struct utsname u;
 
 	if (uname(&u))
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	return writer_put_string(w, u.machine);
 }
 
@@ -735,7 +730,7 @@ static int feat_osrelease(struct jifl_perf_writer *w)
 	struct utsname u;
 
 	if (uname(&u))
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	return writer_put_string(w, u.release);
 }
 
@@ -901,7 +896,7 @@ static int writer_put_features(struct jifl_perf_writer *w, uint64_t *bits)
 	if (!err)
 		err = writer_flush(w);
 	if (!err && pwrite(w->fd, sec, n * sizeof(sec[0]), table) != (ssize_t)(n * sizeof(sec[0])))
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 	return err;
 }
 
@@ -922,7 +917,7 @@ int jifl_perf_writer_close(struct jifl_perf_writer *w)
 	if (!err && !w->cfg.pipe)
 		err = writer_put_header(w, data_size, bits);
 	if (!err && close(w->fd))
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 	w->fd = -1;
 	jifl_perf_writer_free(w);
 	return err;

@@ -127,7 +127,7 @@ int jifl_symtab_add_elf(struct jifl_symtab *st, const char *path, uint64_t addr,
 		return -jifl_err_internal;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64) {
 		ret = -jifl_err_format;

@@ -16,7 +16,7 @@ void jifl_symtab_free(struct jifl_symtab *st);
 /*
  * Add the symbols of @path, whose file offset @pgoff is mapped at @addr
  * for @len bytes; only symbols inside that mapping are kept. Returns the
- * number of symbols added, or -jifl_err_io (errno), -jifl_err_format (not
+ * number of symbols added, or a system error (errcode.h), -jifl_err_format (not
  * a 64-bit ELF file), -jifl_err_nomem.
  */
 int jifl_symtab_add_elf(struct jifl_symtab *st, const char *path, uint64_t addr,

@@ -27,6 +27,7 @@ int jifl_insn_cache_alloc(struct jifl_insn_cache **pc, int pid)
 {
 	struct jifl_insn_cache *c;
 	char path[64];
+	int err;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -34,8 +35,9 @@ int jifl_insn_cache_alloc(struct jifl_insn_cache **pc, int pid)
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
 	c->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (c->mem_fd < 0) {
+		err = jifl_err_errno(errno);
 		free(c);
-		return -jifl_err_io;
+		return err;
 	}
 	*pc = c;
 	return 0;
@@ -92,7 +94,7 @@ int jifl_insn_cache_get(struct jifl_insn_cache *c, uint64_t ip, bool cacheable,
 	}
 	n = cache_read(c, ip, buf);
 	if (n < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	err = jifl_insn_decode(buf, n, ip, insn);
 	if (err)
 		return err;

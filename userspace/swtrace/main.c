@@ -124,21 +124,21 @@ static int report(const struct jifl_tracer_result *res,
 	case JIFL_TRACER_OK:
 		break;
 	case JIFL_TRACER_EXEC:
-		fprintf(stderr, PROG ": cannot run '%s': %s\n", argv[0], res->exec_errno ?
-			strerror(res->exec_errno) : "it stopped or ended before its start");
+		if (res->exec_errno)
+			jifl_perror(PROG, jifl_err_errno(res->exec_errno), "cannot run '%s'", argv[0]);
+		else
+			fprintf(stderr, PROG ": cannot run '%s': it stopped or ended before its start\n",
+				argv[0]);
 		return 127;
 	case JIFL_TRACER_THREADS:
 		fprintf(stderr, PROG ": '%s': exec in a multi-threaded program is not supported (trace kept up to the exec)\n",
 			argv[0]);
 		return 1;
 	case JIFL_TRACER_SYSTEM:
-		fprintf(stderr, PROG ": tracing '%s': %s\n", argv[0], strerror(res->sys_errno));
+		jifl_perror(PROG, res->err, "tracing '%s'", argv[0]);
 		return 1;
 	case JIFL_TRACER_RECORD:
-		fprintf(stderr, PROG ": recording '%s': %s%s%s\n", argv[0],
-			jifl_strerror(res->record_err),
-			res->record_err == -jifl_err_io ? ": " : "",
-			res->record_err == -jifl_err_io ? strerror(res->sys_errno) : "");
+		jifl_perror(PROG, res->err, "recording '%s'", argv[0]);
 		return 1;
 	}
 	if (!quiet)
@@ -153,8 +153,7 @@ static int report(const struct jifl_tracer_result *res,
 			r->opts.nr_cpus, (unsigned long long)r->switches);
 	if (r->vdso_err)
 		fprintf(stderr, PROG ": warning: the vDSO is not in the build-id cache '%s': %s; perf script and jifl-decode cannot decode its code\n",
-			r->opts.buildid_dir, r->vdso_err == -jifl_err_io ?
-			strerror(r->vdso_errno) : jifl_strerror(r->vdso_err));
+			r->opts.buildid_dir, jifl_strerror(r->vdso_err));
 	if (res->lost_traps && !quiet)
 		fprintf(stderr, PROG ": %llu steps ran more than one instruction (the debug trap was lost, as some hypervisors do); the instructions they ran are recorded\n",
 			(unsigned long long)res->lost_traps);
@@ -353,11 +352,9 @@ int main(int argc, char *argv[])
 	err = jifl_recorder_open(&r, &opts);
 	if (err) {
 		if (r.bad_path)
-			fprintf(stderr, PROG ": cannot create '%s': %s\n", r.bad_path,
-				err == -jifl_err_io ? strerror(errno) : jifl_strerror(err));
+			jifl_perror(PROG, err, "cannot create '%s'", r.bad_path);
 		else
-			fprintf(stderr, PROG ": no TSC to perf time conversion: %s\n",
-				jifl_strerror(err));
+			jifl_perror(PROG, err, "no TSC to perf time conversion");
 		jifl_recorder_abort(&r);
 		if (child)
 			jifl_tracer_cancel(child);

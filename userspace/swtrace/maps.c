@@ -91,7 +91,7 @@ int jifl_maps_scan(struct jifl_maps *m, jifl_maps_new_fn fn, void *ctx)
 	snprintf(path, sizeof(path), "/proc/%d/maps", m->pid);
 	f = fopen(path, "re");
 	if (!f)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	while (!err && getline(&line, &len, f) > 0) {
 		r = maps_parse(line, m->pid, &e);
 		if (r <= 0) {

@@ -91,22 +91,19 @@ static int output_check(const char *path, bool *created)
 	if (fd < 0 && errno == EEXIST)
 		fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	close(fd);
 	return 0;
 }
 
-/* Remove the output files this run created; errno stays. */
+/* Remove the output files this run created. */
 static void outputs_remove(const struct jifl_recorder_opts *opts,
 			   bool output_created, bool truth_created)
 {
-	int saved = errno;
-
 	if (output_created)
 		unlink(opts->output);
 	if (truth_created)
 		unlink(opts->truth);
-	errno = saved;
 }
 
 int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts *opts)
@@ -172,10 +169,8 @@ static int recorder_new_map(void *ctx, const struct jifl_perf_mmap2 *m)
 		n = jifl_vdso_record(r->writer, r->opts.buildid_dir, r->pid, m);
 		if (n == -jifl_err_nomem)
 			return n;
-		if (n && !r->vdso_err) {
+		if (n && !r->vdso_err)
 			r->vdso_err = n;
-			r->vdso_errno = errno;
-		}
 	}
 	return jifl_perf_writer_mmap2(r->writer, m, jifl_tsc_read());
 }
@@ -194,7 +189,7 @@ static int read_comm(uint32_t pid, char *comm, size_t len)
 	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	if (!fgets(comm, len, f))
 		comm[0] = '\0';
 	fclose(f);
@@ -566,7 +561,7 @@ int jifl_recorder_switch(struct jifl_recorder *r, uint32_t cpu, struct jifl_rthr
 
 int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc)
 {
-	int err = 0, err2, saved;
+	int err = 0, err2;
 	uint32_t i;
 
 	while (r->nr_threads && !err)
@@ -580,10 +575,7 @@ int jifl_recorder_finish(struct jifl_recorder *r, uint64_t tsc)
 	else
 		jifl_perf_writer_free(r->writer);
 	r->writer = NULL;
-	saved = errno;
 	err2 = jifl_truth_close(&r->truth);
-	if (err)
-		errno = saved;	/* of the first failure */
 	jifl_recorder_abort(r);
 	return err ? err : err2;
 }

@@ -75,14 +75,14 @@ struct jifl_recorder {
 	uint64_t leaves;	/* asynchronous exits (faults, signals) */
 	uint64_t bytes;		/* bytes of packets */
 	const char *bad_path;	/* the file jifl_recorder_open() could not create */
-	/* The first failure to keep the vDSO (lib/buildid_cache.h), and errno. */
-	int vdso_err, vdso_errno;
+	/* The first failure to keep the vDSO (lib/buildid_cache.h). */
+	int vdso_err;
 };
 
 /*
  * Create the output files; nothing runs yet. Files that are there are
  * truncated only once every output file can be written; on failure the
- * files this call created are removed again (errno stays), and
+ * files this call created are removed again, and
  * r->bad_path names the one that could not be written.
  */
 int jifl_recorder_open(struct jifl_recorder *r, const struct jifl_recorder_opts *opts);

@@ -92,14 +92,13 @@ struct tracer {
 
 /*
  * The recorder failed (writing the files, reading the program's maps):
- * say so, and keep its errno before cleaning up changes it. Returns @err.
+ * say so. Returns @err.
  */
 static int recorded(struct tracer *t, int err)
 {
 	if (err && !t->res->error) {
 		t->res->error = JIFL_TRACER_RECORD;
-		t->res->record_err = err;
-		t->res->sys_errno = errno;
+		t->res->err = err;
 	}
 	return err;
 }
@@ -175,7 +174,7 @@ static int thread_go(struct tthread *th)
 	th->injected = th->sig != 0;
 	th->running = true;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, (void *)(long)th->sig))
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	th->sig = 0;
 	return 0;
 }
@@ -275,7 +274,7 @@ static int thread_get_ip(struct tthread *th)
 	struct user_regs_struct regs;
 
 	if (ptrace(PTRACE_GETREGS, th->tid, NULL, &regs))
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	th->ip = regs.rip;
 	return 0;
 }
@@ -371,7 +370,7 @@ static int thread_begin(struct tracer *t, struct tthread *th)
 	struct user_regs_struct regs;
 
 	if (ptrace(PTRACE_GETREGS, th->tid, NULL, &regs))
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	th->ip = regs.rip;
 	/* Attached inside a system call: it restarts, and runs again. */
 	if ((long)regs.orig_rax != -1 && restart_code(regs.rax))
@@ -387,7 +386,7 @@ static int tracer_clone(struct tracer *t, struct tthread *th, uint64_t tsc)
 	int err;
 
 	if (ptrace(PTRACE_GETEVENTMSG, th->tid, NULL, &tid))
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	nt = thread_find(t, tid);
 	if (!nt)
 		nt = thread_add(t, tid);
@@ -417,9 +416,10 @@ static int tracer_exec(struct tracer *t, struct tthread *th, uint64_t tsc)
 		return err;
 	if (ptrace(PTRACE_SINGLESTEP, th->tid, NULL, NULL) ||
 	    waitpid(th->tid, &st, __WALL) != th->tid)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
+	/* it ended (or was killed) instead of stopping after its exec */
 	if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGTRAP)
-		return -jifl_err_io;
+		return jifl_err_errno(ESRCH);
 	err = thread_get_ip(th);
 	if (err)
 		return err;
@@ -470,7 +470,7 @@ static int tracer_event(struct tracer *t, struct tthread *th, int event,
 		 */
 		if (t->detaching && sigtrap_pending(th->tid))
 			return ptrace(PTRACE_SINGLESTEP, th->tid, NULL, NULL) ?
-			       -jifl_err_io : 0;
+			       jifl_err_errno(errno) : 0;
 		break;
 	}
 	return thread_resume(t, th);
@@ -547,14 +547,14 @@ static int tracer_stopped(struct tracer *t, struct tthread *th, int st,
 		return err ? err : thread_step(t, th);
 	}
 	if (ptrace(PTRACE_GETREGS, th->tid, NULL, &regs))
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	if (WSTOPSIG(st) != SIGTRAP) {
 		err = tracer_signal(t, th, &regs, WSTOPSIG(st), tsc);
 		return err ? err : thread_step(t, th);
 	}
 	if (th->injected) {
 		if (ptrace(PTRACE_GETSIGINFO, th->tid, NULL, &si))
-			return -jifl_err_io;
+			return jifl_err_errno(errno);
 		if (si.si_code == SIGTRAP) {
 			/* Stopped at a handler's first instruction. */
 			th->restart_ip = 0;
@@ -641,7 +641,7 @@ static int tracer_detach_all(struct tracer *t)
 		if (th->rt && !err)
 			err = recorded(t, jifl_recorder_thread_end(th->rt, th->ip, false, tsc));
 		if (ptrace(PTRACE_DETACH, th->tid, NULL, (void *)(long)th->sig) && !err)
-			err = -jifl_err_io;
+			err = jifl_err_errno(errno);
 		thread_del(t, th);
 	}
 	return err;
@@ -736,7 +736,7 @@ static int tracer_wait(struct tracer *t, pid_t *tid, int *st)
 	*tid = waitpid(-1, st, __WALL | (poll ? WNOHANG : 0));
 	if (*tid < 0) {
 		*tid = 0;
-		return errno == EINTR ? 0 : -jifl_err_io;
+		return errno == EINTR ? 0 : jifl_err_errno(errno);
 	}
 	if (*tid || !poll)
 		return 0;
@@ -803,7 +803,7 @@ pid_t jifl_tracer_spawn(char *const argv[], bool pin, struct jifl_tracer_result 
 		tracer_pin();
 	res->error = JIFL_TRACER_SYSTEM;
 	if (pipe2(fds, O_CLOEXEC)) {
-		res->sys_errno = errno;
+		res->err = jifl_err_errno(errno);
 		return -1;
 	}
 	pid = fork();
@@ -817,17 +817,17 @@ pid_t jifl_tracer_spawn(char *const argv[], bool pin, struct jifl_tracer_result 
 		_exit(127);
 	}
 	if (pid < 0)
-		res->sys_errno = errno;
+		res->err = jifl_err_errno(errno);
 	close(fds[1]);
 	if (pid > 0 && waitpid(pid, &st, 0) != pid) {
-		res->sys_errno = errno;
+		res->err = jifl_err_errno(errno);
 		jifl_tracer_cancel(pid);
 		pid = -1;
 	}
 	if (pid > 0 && WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP) {
 		/* Should the recorder die before jifl_tracer_run(), so does it. */
 		if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL)) {
-			res->sys_errno = errno;
+			res->err = jifl_err_errno(errno);
 			jifl_tracer_cancel(pid);
 			pid = -1;
 		} else {
@@ -863,7 +863,7 @@ int jifl_tracer_run(struct jifl_recorder *r, pid_t pid, uint64_t timeslice,
 	if (!err && ptrace(PTRACE_SETOPTIONS, t.pid, NULL,
 			   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
 					  PTRACE_O_EXITKILL)))
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 	th = thread_add(&t, t.pid);
 	if (!err && !th)
 		err = -jifl_err_nomem;
@@ -888,9 +888,8 @@ static int tracer_finish(struct tracer *t, int err, double t0)
 	if (!err)
 		err = tracer_loop(t);
 	if (err && !res->error) {
-		res->error = err == -jifl_err_io ? JIFL_TRACER_SYSTEM : JIFL_TRACER_RECORD;
-		res->record_err = err;
-		res->sys_errno = errno;
+		res->error = jifl_err_is_errno(err) ? JIFL_TRACER_SYSTEM : JIFL_TRACER_RECORD;
+		res->err = err;
 	}
 	if (res->error && t->attached) {
 		tracer_detach_all(t);
@@ -906,8 +905,7 @@ static int tracer_finish(struct tracer *t, int err, double t0)
 	err = jifl_recorder_finish(r, jifl_tsc_read());
 	if (err && !res->error) {
 		res->error = JIFL_TRACER_RECORD;
-		res->record_err = err;
-		res->sys_errno = errno;
+		res->err = err;
 	}
 	while (t->nr)
 		thread_del(t, t->v[0]);
@@ -933,20 +931,20 @@ static int tracer_seize(struct tracer *t)
 	snprintf(path, sizeof(path), "/proc/%d/task", t->pid);
 	d = opendir(path);
 	if (!d)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	while (!err && (de = readdir(d))) {
 		tid = atoi(de->d_name);
 		if (tid <= 0)
 			continue;
 		if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)opts)) {
 			if (errno != ESRCH)	/* a thread that just exited */
-				err = -jifl_err_io;
+				err = jifl_err_errno(errno);
 			continue;
 		}
 		if (!thread_add(t, tid))
 			err = -jifl_err_nomem;
 		else if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
-			err = -jifl_err_io;
+			err = jifl_err_errno(errno);
 	}
 	closedir(d);
 	return err;

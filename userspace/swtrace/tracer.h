@@ -16,15 +16,14 @@ enum jifl_tracer_error {
 	JIFL_TRACER_OK,
 	JIFL_TRACER_EXEC,	/* the program could not be run: see exec_errno */
 	JIFL_TRACER_THREADS,	/* a multi-threaded program exec'ed */
-	JIFL_TRACER_SYSTEM,	/* ptrace or wait failed: see errno */
-	JIFL_TRACER_RECORD,	/* the recorder failed: see record_err */
+	JIFL_TRACER_SYSTEM,	/* ptrace or wait failed: see err */
+	JIFL_TRACER_RECORD,	/* the recorder failed: see err */
 };
 
 struct jifl_tracer_result {
 	enum jifl_tracer_error error;
 	int exec_errno;		/* 0: the program stopped or ended before it ran */
-	int record_err;		/* negative jifl_error_code */
-	int sys_errno;		/* errno of a SYSTEM error, of a RECORD -jifl_err_io */
+	int err;		/* negative code of a SYSTEM or RECORD error */
 	int exit_status;	/* as from waitpid() */
 	uint64_t steps;		/* single-steps taken */
 	uint64_t faults_missed;	/* 0, or ~0 when a fault counter was missing */

@@ -9,9 +9,9 @@ int jifl_truth_open(struct jifl_truth *t, const char *path)
 	memset(t, 0, sizeof(*t));
 	t->f = fopen(path, "we");
 	if (!t->f)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	if (fwrite(JIFL_TRUTH_MAGIC, 8, 1, t->f) != 1)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	return 0;
 }
 
@@ -26,7 +26,7 @@ static int truth_put_group(struct jifl_truth *t)
 		return 0;
 	if (fwrite(&hdr, sizeof(hdr), 1, t->f) != 1 ||
 	    fwrite(t->buf, t->len, 1, t->f) != 1)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	t->count = 0;
 	t->len = 0;
 	t->prev_ip = 0;
@@ -67,7 +67,7 @@ int jifl_truth_close(struct jifl_truth *t)
 		return 0;
 	err = truth_put_group(t);
 	if (fclose(t->f) && !err)
-		err = -jifl_err_io;
+		err = jifl_err_errno(errno);
 	t->f = NULL;
 	return err;
 }

@@ -21,7 +21,7 @@ static int vdso_read(int pid, const struct jifl_perf_mmap2 *m, uint8_t **image)
 {
 	char path[64];
 	ssize_t n;
-	int fd;
+	int fd, err;
 
 	if (!m->len || m->len > VDSO_MAX_SIZE)
 		return -jifl_err_format;
@@ -31,12 +31,11 @@ static int vdso_read(int pid, const struct jifl_perf_mmap2 *m, uint8_t **image)
 	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -jifl_err_io;
+		return jifl_err_errno(errno);
 	n = pread(fd, *image, m->len, m->addr);
+	err = n < 0 ? jifl_err_errno(errno) : (uint64_t)n == m->len ? 0 : -jifl_err_format;
 	close(fd);
-	if (n < 0)
-		return -jifl_err_io;
-	return (uint64_t)n == m->len ? 0 : -jifl_err_format;
+	return err;
 }
 
 int jifl_vdso_record(struct jifl_perf_writer *w, const char *cache_dir, int pid,

@@ -15,7 +15,7 @@
 /*
  * Read the vDSO that @m maps in process @pid, name its build ID in @w,
  * and put it into the cache @cache_dir unless that is NULL. Returns 0,
- * -jifl_err_io (errno), -jifl_err_format (no ELF image with a build
+ * a system error (errcode.h), -jifl_err_format (no ELF image with a build
  * ID), -jifl_err_invalid (a path too long), -jifl_err_nomem.
  */
 int jifl_vdso_record(struct jifl_perf_writer *w, const char *cache_dir, int pid,

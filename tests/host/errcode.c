@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One error style: a library call's negative code carries the system's
+ * errno inside it (no errno to read afterwards), jifl_strerror() turns
+ * any code into its text, and a tool prints a failure once, as
+ * "TOOL: what: why", through jifl_perror().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "cmd.h"
+#include "command.h"
+#include "errcode.h"
+#include "fjreader.h"
+
+#define BIN	JIFL_TOP "/build/bin/"
+
+TEST(a_system_error_carries_its_errno)
+{
+	int code = jifl_err_errno(EACCES);
+
+	ASSERT_GT(0, code);
+	EXPECT_TRUE(jifl_err_is_errno(code));
+	EXPECT_EQ(EACCES, jifl_err_to_errno(code));
+	EXPECT_STREQ(strerror(EACCES), jifl_strerror(code));
+	EXPECT_STREQ(strerror(ENOENT), jifl_strerror(jifl_err_errno(ENOENT)));
+	/* a failure that left no errno is still a system error */
+	EXPECT_TRUE(jifl_err_is_errno(jifl_err_errno(0)));
+	EXPECT_EQ(EIO, jifl_err_to_errno(jifl_err_errno(0)));
+}
+
+TEST(library_codes_are_not_system_errors)
+{
+	EXPECT_FALSE(jifl_err_is_errno(-jifl_err_format));
+	EXPECT_FALSE(jifl_err_is_errno(-jifl_err_nomem));
+	EXPECT_FALSE(jifl_err_is_errno(0));
+	EXPECT_STREQ("bad file format", jifl_strerror(-jifl_err_format));
+	EXPECT_STREQ("out of memory", jifl_strerror(-jifl_err_nomem));
+}
+
+/* The reason comes back in the code, whatever errno holds afterwards. */
+TEST(a_library_call_returns_the_reason_of_its_failure)
+{
+	struct jifl_fjreader *r;
+
+	EXPECT_EQ(jifl_err_errno(ENOENT), jifl_fjreader_open(&r, "/nonexistent/jifl.fj"));
+	/* fopen() takes a directory; the first read fails */
+	EXPECT_EQ(jifl_err_errno(EISDIR), jifl_fjreader_open(&r, "/"));
+	EXPECT_EQ(jifl_err_errno(ENOENT), jifl_command_write("/nonexistent/jifl", "x"));
+}
+
+TEST(jifl_perror_prints_tool_what_why)
+{
+	char path[] = "/tmp/jifl-perror-XXXXXX", buf[256];
+	int fd, saved;
+	ssize_t n;
+
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	unlink(path);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	ASSERT_LE(0, saved);
+	ASSERT_EQ(STDERR_FILENO, dup2(fd, STDERR_FILENO));
+	jifl_perror("jifl-tool", jifl_err_errno(ENOENT), "reading '%s'", "x.data");
+	jifl_perror("jifl-tool", -jifl_err_format, "decoding '%s'", "y.data");
+	jifl_perror_hint("jifl-tool", jifl_err_errno(EEXIST), "--force replaces it",
+			 "cannot create '%s'", "z.fj");
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	ASSERT_LT(0, n);
+	buf[n] = '\0';
+	EXPECT_STREQ("jifl-tool: reading 'x.data': No such file or directory\n"
+		     "jifl-tool: decoding 'y.data': bad file format\n"
+		     "jifl-tool: cannot create 'z.fj': File exists (--force replaces it)\n", buf);
+}
+
+/* Each tool's message of a system failure, the whole of it. */
+static const struct {
+	const char *cmd;
+	const char *msg;
+} tools[] = {
+	{ BIN "flowjit report /nonexistent/x.fj",
+	  "flowjit: report: cannot read '/nonexistent/x.fj': No such file or directory\n" },
+	{ BIN "flowjit report /",
+	  "flowjit: report: cannot read '/': Is a directory\n" },
+	{ BIN "jifl-decode -i /nonexistent/perf.data",
+	  "jifl-decode: cannot read '/nonexistent/perf.data': No such file or directory\n" },
+	/* not "No such device", mmap()'s word for a directory */
+	{ BIN "jifl-decode -i /",
+	  "jifl-decode: cannot read '/': Is a directory\n" },
+	{ BIN "jifl-decode -j 2 -i /",
+	  "jifl-decode: cannot read '/': Is a directory\n" },
+	{ BIN "jifl-decode --pt /nonexistent/trace.pt",
+	  "jifl-decode: --pt: cannot read '/nonexistent/trace.pt': No such file or directory\n" },
+	{ BIN "jifl-swtrace -q -o /nonexistent/perf.data -- /bin/true",
+	  "jifl-swtrace: cannot create '/nonexistent/perf.data': No such file or directory\n" },
+	{ BIN "flowjit jitdump -q -i /nonexistent/perf.data /nonexistent/x.fj",
+	  "flowjit: jitdump: cannot read '/nonexistent/x.fj': No such file or directory\n" },
+};
+
+TEST(tools_say_tool_what_why)
+{
+	char out[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		EXPECT_EQ(1, cmd_run(out, sizeof(out), "%s", tools[i].cmd)) TH_LOG("%s", tools[i].cmd);
+		EXPECT_STREQ(tools[i].msg, out) TH_LOG("%s", tools[i].cmd);
+	}
+}
+
+TEST_HARNESS_MAIN
