@@ -29,7 +29,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san fuzzers fuzz tests host-tests initramfs \
-	check check-host check-debug check-singlestep check-fuzz-syscalls series-check debian-check demo bench bench-apache bench-runtimes kcov-compare guest-shell install uninstall deb clean distclean
+	check check-host check-debug check-singlestep check-fuzz-syscalls series-check debian-check kernel-debian check-debian bindeb-pkg demo bench bench-apache bench-runtimes kcov-compare guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
 
@@ -48,6 +48,9 @@ help:
 	@echo "make series-check build the test kernel at every patch of patches/series, checkpatch --strict each,"
 	@echo "                 then compare the vendored kernel headers with the series' (scripts/check-headers.sh)"
 	@echo "make debian-check compile what the series touches with Debian's own amd64 config"
+	@echo "make kernel-debian the whole kernel with Debian's amd64 config, guest modules only (resumable)"
+	@echo "make check-debian guest tests on that kernel; last line 'N passed, N failed, N skipped'"
+	@echo "make bindeb-pkg  that kernel as Debian packages, unpacked into an image and booted"
 	@echo "make setup       install the Debian packages the project needs"
 	@echo "make prepare     build/linux: Debian linux-source-6.1 + patches/series (git am)"
 	@echo "make kernel      build the test kernel (KCONFIG=path for your own .config)"
@@ -152,6 +155,15 @@ series-check: prepare
 
 debian-check: prepare
 	@scripts/debian-check.sh
+
+kernel-debian: prepare
+	@scripts/kernel-debian.sh
+
+check-debian:
+	@scripts/check-debian.sh
+
+bindeb-pkg: kernel-debian userspace
+	@scripts/debian-deb.sh
 
 demo:
 	@scripts/demo.sh

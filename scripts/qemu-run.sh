@@ -26,7 +26,8 @@
 # Environment: QEMU_MEM (default 1G), QEMU_CPU (default max,la57=off),
 # QEMU_SMP (vCPUs, default 2: a plain number N becomes N sockets of one
 # CPU, so that all N are online), QEMU_ACCEL (default tcg,thread=single),
-# QEMU_EXTRA (more options),
+# QEMU_EXTRA (more options), QEMU_KMODS (the kernel's modules as a cpio
+# archive to append; default: the one kernel-build.sh packs beside it),
 # JIFL_TSC_KHZ (the guest's TSC frequency, passed as tsc_early_khz=;
 # default: the host's, measured by scripts/tsc-khz.c, which is the
 # guest's under TCG; 0: let the guest calibrate against the PIT, which
@@ -129,7 +130,8 @@ mondir=$(mktemp -d)
 trap 'rm -rf "$mondir"' EXIT
 # The kernel's own modules, which scripts/kernel-build.sh packs next to
 # it: the kernel unpacks a cpio archive appended to the initramfs.
-kmods=$(dirname "$kernel")/../../../modules.cpio.gz
+# QEMU_KMODS names another archive (a kernel installed from a package).
+kmods=${QEMU_KMODS:-$(dirname "$kernel")/../../../modules.cpio.gz}
 if [ -f "$kmods" ]; then
 	cat "$initrd" "$kmods" > "$mondir/initrd.cpio.gz"
 	initrd=$mondir/initrd.cpio.gz
