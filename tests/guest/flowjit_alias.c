@@ -14,6 +14,8 @@
  */
 #define _GNU_SOURCE
 #include <linux/io_uring.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -305,6 +307,73 @@ TEST_F(alias, pinned_page_is_flagged)
 	ASSERT_NE(NULL, exec);
 	EXPECT_EQ(FLOWJIT_EVF_PINNED, exec->ev.flags & FLOWJIT_EVF_PINNED);
 	close(ring);
+}
+
+struct direct_read {
+	int fd;
+	void *buf;
+	ssize_t ret;
+};
+
+static void *direct_read(void *arg)
+{
+	struct direct_read *r = arg;
+
+	r->ret = pread(r->fd, r->buf, PAGE, 0);
+	return NULL;
+}
+
+/*
+ * An O_DIRECT read into the code page, in flight when the page becomes
+ * executable: the kernel holds a plain reference to it (FUSE, as the
+ * block layer, takes it with iov_iter_get_pages2()), not a pin, and
+ * writes the page when the read completes, with no fault and no WRITE.
+ * The EXEC record must say that the snapshot may not stay what runs.
+ */
+TEST_F(alias, o_direct_read_in_flight_is_flagged)
+{
+	struct direct_read r = { .buf = self->rw };
+	struct fj_rec *exec, *wr;
+	unsigned char code[8];
+	struct fuse_file ff;
+	cpu_set_t cpus;
+	pthread_t t;
+	char seq[16];
+
+	/* one CPU: the page's LRU batches are this CPU's, drained at the fault */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	emit_ret_imm(self->rw, 1);
+	EXPECT_EQ(1, ((jit_fn)self->rx)());
+	ASSERT_LT(0, page_events(getpid(), self->rx, seq, sizeof(seq), &exec, &wr));
+	ASSERT_NE(NULL, exec);
+	EXPECT_EQ(0, exec->ev.flags & FLOWJIT_EVF_PINNED) TH_LOG("flagged with no read in flight");
+
+	fuse_file_read_delay_ms = 1500;
+	ASSERT_EQ(0, fuse_file_mount(&ff, "/fjfuse", PAGE)) TH_LOG("FUSE: %m");
+	r.fd = open(ff.path, O_RDWR);
+	ASSERT_LE(0, r.fd);
+	emit_ret_imm(code, 3);
+	ASSERT_EQ(sizeof(code), pwrite(r.fd, code, sizeof(code), 0));
+	close(r.fd);
+	r.fd = open(ff.path, O_RDONLY | O_DIRECT);
+	ASSERT_LE(0, r.fd) TH_LOG("O_DIRECT: %m");
+	emit_ret_imm(self->rw, 2);
+	ASSERT_EQ(0, pthread_create(&t, NULL, direct_read, &r));
+	usleep(500000);		/* the read waits for the server, its page held */
+	EXPECT_EQ(2, ((jit_fn)self->rx)());
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(PAGE, r.ret) TH_LOG("read: %m");
+	ASSERT_LT(0, page_events(getpid(), self->rx, seq, sizeof(seq), &exec, &wr));
+	ASSERT_NE(NULL, exec);
+	EXPECT_EQ(FLOWJIT_EVF_PINNED, exec->ev.flags & FLOWJIT_EVF_PINNED);
+	/* the read wrote version 3 over the snapshot's 2, unseen */
+	EXPECT_EQ(3, ((jit_fn)self->rx)());
+	EXPECT_NE(0, memcmp(exec->page, self->rw, 8));
+	close(r.fd);
+	fuse_file_read_delay_ms = 0;
+	fuse_file_umount(&ff);
 }
 
 /*

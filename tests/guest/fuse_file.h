@@ -32,6 +32,9 @@
 #define FUSE_FILE_NAME	"file"
 #define FUSE_FILE_MAX	65536
 
+/* Set before fuse_file_mount(): the server answers each READ this much later. */
+static unsigned int fuse_file_read_delay_ms;
+
 struct fuse_file {
 	char dir[64];
 	char path[80];
@@ -128,6 +131,8 @@ static void fuse_file_serve(int dev, size_t size)
 		case FUSE_READ: {
 			struct fuse_read_in *r = arg;
 
+			if (fuse_file_read_delay_ms)
+				usleep(fuse_file_read_delay_ms * 1000);
 			body = data;
 			if (r->offset < size) {
 				body = data + r->offset;

@@ -54,9 +54,10 @@ enum flowjit_event_type {
  */
 #define FLOWJIT_EVF_ALIAS	0x20
 /*
- * EXEC of a page pinned for DMA or long-term kernel access (O_DIRECT,
- * io_uring fixed buffers): writes through the pin raise no WRITE, so
- * the snapshot may not stay what runs
+ * EXEC of a page pinned for DMA or long-term kernel access (io_uring
+ * fixed buffers), or that the kernel holds more references to than its
+ * mappings and caches account for (an O_DIRECT read in flight): writes
+ * through them raise no WRITE, so the snapshot may not stay what runs
  */
 #define FLOWJIT_EVF_PINNED	0x40
 
