@@ -9,6 +9,10 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/mman.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -893,6 +897,8 @@ TEST_F_TIMEOUT(unwind, kallsyms_and_perf_know_the_cache, 120)
 	FILE *f;
 
 	ASSERT_PROGRAM("/usr/bin/perf");
+	/* a cache, whether or not a test before this one made one */
+	ASSERT_EQ(0, jifl_control("flush"));
 	before = kallsyms_addr("jifl_code_cache");
 	ASSERT_NE(0, before) TH_LOG("no jifl_code_cache in /proc/kallsyms");
 	ASSERT_EQ(0, system("perf record -q -e dummy -a -o /tmp/ksym.data -- "
@@ -916,6 +922,157 @@ TEST_F_TIMEOUT(unwind, kallsyms_and_perf_know_the_cache, 120)
 	unlink("/tmp/ksym.data");
 	EXPECT_EQ(1, registered);
 	EXPECT_EQ(1, unregistered);
+}
+
+/* One CPU's perf ring buffer of text pokes. */
+struct poke_ring {
+	int fd;
+	struct perf_event_mmap_page *meta;
+	unsigned char *data;
+	size_t size;
+};
+
+#define POKE_PAGES	128
+
+static int poke_ring_open(struct poke_ring *r, int cpu)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY,
+		.text_poke = 1,
+		.ksymbol = 1,
+		.exclude_user = 1,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+
+	r->fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1, 0);
+	if (r->fd < 0)
+		return -1;
+	r->size = POKE_PAGES * page;
+	r->meta = mmap(NULL, r->size + page, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->meta == MAP_FAILED)
+		return -1;
+	r->data = (unsigned char *)r->meta + page;
+	return 0;
+}
+
+/*
+ * What a tool that keeps a copy of the cache sees in the text pokes:
+ * @fresh bytes of new code (no old bytes), @changed pokes of code it
+ * had (links, undos), @mismatched of them whose old bytes are not what
+ * it had, @lost records.
+ */
+struct poke_view {
+	unsigned long base, size;
+	unsigned char *copy, *known;
+	long long fresh, changed, mismatched, lost;
+};
+
+static void poke_apply(struct poke_view *v, const unsigned char *rec)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	unsigned long addr, off;
+	uint16_t old_len, new_len;
+	int i;
+
+	if (h->type == PERF_RECORD_LOST) {
+		v->lost++;
+		return;
+	}
+	if (h->type != PERF_RECORD_TEXT_POKE)
+		return;
+	memcpy(&addr, rec + sizeof(*h), 8);
+	memcpy(&old_len, rec + sizeof(*h) + 8, 2);
+	memcpy(&new_len, rec + sizeof(*h) + 10, 2);
+	if (addr < v->base || addr + new_len > v->base + v->size)
+		return;
+	off = addr - v->base;
+	rec += sizeof(*h) + 12;
+	if (!old_len) {
+		v->fresh += new_len;
+	} else {
+		v->changed++;
+		for (i = 0; i < old_len; i++)
+			if (v->known[off + i] && v->copy[off + i] != rec[i]) {
+				v->mismatched++;
+				break;
+			}
+		rec += old_len;
+	}
+	memcpy(v->copy + off, rec, new_len);
+	memset(v->known + off, 1, new_len);
+}
+
+/* Read @r's records into @v, in order (a record may wrap around). */
+static void poke_ring_read(struct poke_ring *r, struct poke_view *v)
+{
+	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->meta->data_tail;
+	unsigned char rec[65536];
+
+	while (tail < head) {
+		struct perf_event_header h;
+		size_t i;
+
+		for (i = 0; i < sizeof(h); i++)
+			((unsigned char *)&h)[i] = r->data[(tail + i) % r->size];
+		for (i = 0; i < h.size; i++)
+			rec[i] = r->data[(tail + i) % r->size];
+		poke_apply(v, rec);
+		tail += h.size;
+	}
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/*
+ * The cache as perf sees it: every byte of code written into it is a
+ * PERF_RECORD_TEXT_POKE before it runs, and every later change (a late
+ * link, an undone one) one whose old bytes are those a tool following
+ * the records has, so that a copy of kernel text kept from them (perf
+ * record --kcore, for Intel PT) holds the cache as it runs.
+ */
+TEST_F_TIMEOUT(unwind, text_pokes_describe_the_cache, 120)
+{
+	static struct poke_ring rings[8];
+	struct poke_view v = { 0 };
+	long long used;
+	char pid[32];
+	int cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
+
+	ASSERT_GE(8, cpus);
+	ASSERT_EQ(0, jifl_control("flush"));
+	v.base = kallsyms_addr("jifl_code_cache");
+	v.size = jifl_stat("cache_bytes");
+	ASSERT_NE(0, v.base);
+	v.copy = calloc(1, v.size);
+	v.known = calloc(1, v.size);
+	ASSERT_TRUE(v.copy && v.known);
+	for (i = 0; i < cpus; i++)
+		ASSERT_EQ(0, poke_ring_open(&rings[i], i)) TH_LOG("perf_event_open: %m");
+	used = jifl_stat("cache_used");
+	ASSERT_EQ(0, jifl_control("syscalls all"));
+	snprintf(pid, sizeof(pid), "pid %d", (int)getpid());
+	ASSERT_EQ(0, jifl_control(pid));
+	ASSERT_EQ(0, jifl_control("enable"));
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(0, jifl_getpids(100));
+		usleep(20000);	/* the linking work runs */
+	}
+	ASSERT_EQ(0, jifl_control("disable"));
+	used = jifl_stat("cache_used") - used;
+	for (i = 0; i < cpus; i++)
+		poke_ring_read(&rings[i], &v);
+	TH_LOG("cache_used +%lld bytes; text pokes: %lld bytes of new code, %lld changes, %lld of them not over the bytes known, %lld lost",
+	       used, v.fresh, v.changed, v.mismatched, v.lost);
+	ASSERT_EQ(0, v.lost);
+	EXPECT_LT(0, used);
+	/* every byte written is told once, unless written after "disable" */
+	EXPECT_LE(used, v.fresh);
+	EXPECT_LT(0, v.changed);
+	EXPECT_EQ(0, v.mismatched);
+	for (i = 0; i < cpus; i++)
+		close(rings[i].fd);
 }
 
 TEST_HARNESS_MAIN
