@@ -83,14 +83,15 @@ static int walk(struct jifl_run *r, const struct pt_block *b, struct jifl_walk *
 static int emit_block(struct jifl_run *r, const struct pt_block *b, uint64_t start,
 		      uint64_t end, int status)
 {
+	uint64_t jit = !b->isid || jifl_process_jit_section(r->proc, b->isid, b->ip) ?
+		       b->ninsn : 0;
 	struct jifl_walk w;
 	uint16_t i;
 	int err;
 
 	/* Counting needs no walk, but a failed instruction must be named. */
 	if (!r->cfg->ops->insn && !jifl_insn_failed(status)) {
-		jifl_run_count(r, b->ip, b->end_ip, b->isid, start, b->ninsn,
-			       b->isid ? 0 : b->ninsn);
+		jifl_run_count(r, b->ip, b->end_ip, b->isid, start, b->ninsn, jit);
 		r->fail_ip = b->end_ip;
 		return 0;
 	}
@@ -98,8 +99,7 @@ static int emit_block(struct jifl_run *r, const struct pt_block *b, uint64_t sta
 	if (err)
 		return err;
 	if (!r->cfg->ops->insn) {
-		jifl_run_count(r, b->ip, b->end_ip, b->isid, start, b->ninsn,
-			       b->isid ? 0 : b->ninsn);
+		jifl_run_count(r, b->ip, b->end_ip, b->isid, start, b->ninsn, jit);
 	} else {
 		for (i = 0; i + 1 < b->ninsn; i++)
 			jifl_run_insn(r, &w.insns[i], start, w.jit ? w.jit[i] : NULL);

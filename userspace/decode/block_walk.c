@@ -255,6 +255,28 @@ static int walk_file(struct jifl_walk_cache *c, struct pt_image_section_cache *i
 	return 0;
 }
 
+/* JIT pages in their last version, mapped as a section: each one's version. */
+static int jit_section(struct jifl_walk_cache *c, const struct jifl_process *p,
+		       const struct pt_block *b, struct jifl_walk *w)
+{
+	size_t cap = c->cap;
+	uint16_t i;
+	int err;
+
+	if (!jifl_process_jit_section(p, b->isid, b->ip))
+		return 0;
+	err = grow((void **)&c->insns, &c->cap, b->ninsn, sizeof(*c->insns));
+	if (!err)
+		err = grow((void **)&c->jit, &cap, b->ninsn, sizeof(*c->jit));
+	if (err)
+		return err;
+	for (i = 0; i + 1 < b->ninsn; i++)
+		c->jit[i] = jifl_process_jit_section(p, b->isid, w->insns[i].ip);
+	c->jit[i] = jifl_process_jit_section(p, b->isid, w->last.ip);
+	w->jit = c->jit;
+	return 0;
+}
+
 int jifl_block_walk(struct jifl_walk_cache *c, struct pt_image_section_cache *isc,
 		    const struct jifl_process *p, const struct pt_block *block,
 		    struct jifl_walk *w)
@@ -266,6 +288,8 @@ int jifl_block_walk(struct jifl_walk_cache *c, struct pt_image_section_cache *is
 		return -jifl_err_invalid;
 	if (block->isid > 0) {
 		err = walk_file(c, isc, block, w);
+		if (!err)
+			err = jit_section(c, p, block, w);
 	} else {
 		err = walk_jit(c, p, block, &w->next);
 		w->insns = c->insns;

@@ -3,11 +3,11 @@
  * The instructions of a libipt block, one by one. libipt gives a block's
  * first and last address and its length; the instructions in between
  * follow without trace (straight-line code, direct jumps and calls), so
- * they are read back and decoded with Zydis: code from files from the
- * image section cache, remembered per block start (files do not change);
- * JIT code from the reads of the process's JIT memory that the block
- * decoder made while it went through the block, each with its page
- * version. Bytes that Zydis refuses but libipt went through are decoded
+ * they are read back and decoded with Zydis: code from files, and JIT
+ * pages in their last version, from the image section cache, remembered
+ * per block start (neither changes); other JIT code from the reads of
+ * the process's JIT memory that the block decoder made while it went
+ * through the block, each with its page version. Bytes that Zydis refuses but libipt went through are decoded
  * by libipt (ild.h): the instruction flow decoder lists them too.
  */
 #ifndef JIFL_DECODE_BLOCK_WALK_H

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,6 +12,11 @@
 #include "process.h"
 
 #define PAGE_MASK	(~(uint64_t)(FLOWJIT_PAGE_SIZE - 1))
+/*
+ * JIT sections a process gets at most: libipt looks an address up among
+ * all sections of an image, one by one (its cache holds 65535 in all).
+ */
+#define MAX_JIT_SECTIONS	1024
 
 /*
  * The version of @ip's page that ran @ip at decoder time @tsc, in *@vp
@@ -131,6 +137,10 @@ void jifl_process_free(struct jifl_process *p)
 	pt_image_free(p->image);
 	jifl_symtab_free(p->syms);
 	free(p->reads);
+	free(p->files);
+	free(p->jit_secs);
+	free(p->jit_pages);
+	free(p->by_isid);
 	jifl_walk_cache_free(p->walks);
 	free(p);
 }
@@ -139,6 +149,7 @@ int jifl_process_add_file(struct jifl_process *p, struct pt_image_section_cache 
 			  const char *path, uint64_t offset, uint64_t size,
 			  uint64_t addr)
 {
+	struct jifl_file_range *f;
 	int fd, isid;
 
 	/* Say why a file is missing with errno, not libipt's "bad file". */
@@ -146,9 +157,14 @@ int jifl_process_add_file(struct jifl_process *p, struct pt_image_section_cache 
 	if (fd < 0)
 		return jifl_err_errno(errno);
 	close(fd);
+	f = realloc(p->files, (p->nr_files + 1) * sizeof(*f));
+	if (!f)
+		return -jifl_err_nomem;
+	p->files = f;
 	isid = pt_iscache_add_file(isc, path, offset, size, addr);
 	if (isid < 0 || pt_image_add_cached(p->image, isc, isid, NULL) < 0)
 		return -jifl_err_format;
+	p->files[p->nr_files++] = (struct jifl_file_range){ addr, size };
 	p->isc = isc;
 	/* Symbols are a convenience: a file without them still decodes. */
 	jifl_symtab_add_elf(p->syms, path, addr, size, offset);
@@ -172,6 +188,133 @@ int jifl_process_add_map(struct jifl_process *p, struct pt_image_section_cache *
 	return jifl_process_add_file(p, isc, f, m->pgoff, m->len, m->addr);
 }
 
+/* Is @page code of a file of @p's? */
+static int in_file(const struct jifl_process *p, uint64_t page)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_files; i++)
+		if (page + FLOWJIT_PAGE_SIZE > p->files[i].addr &&
+		    page < p->files[i].addr + p->files[i].size)
+			return 1;
+	return 0;
+}
+
+/* Pages of one run of adjacent ones, in the file and in memory. */
+static size_t run_length(const struct jifl_process *p, const struct jifl_jit_file *f,
+			 size_t i)
+{
+	size_t n = 1;
+
+	while (i + n < f->n && f->pages[i + n].pid == p->pid &&
+	       f->pages[i + n].page == f->pages[i].page + n * FLOWJIT_PAGE_SIZE &&
+	       !in_file(p, f->pages[i + n].page))
+		n++;
+	return n;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct jifl_jit_section *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->page < y->page ? -1 : x->page > y->page;
+}
+
+/*
+ * The runs of @p's pages in @f (none inside a file's code) into p->jit_secs,
+ * each page's version into p->jit_pages. A run maps from the time its
+ * last page started on.
+ */
+static int make_runs(struct jifl_process *p, const struct jifl_jit_file *f)
+{
+	size_t first = jifl_jit_file_first(f, p->pid), i, j, n, len;
+	struct jifl_jit_section *s;
+	const struct jifl_jit_version *v;
+
+	for (n = 0; first + n < f->n && f->pages[first + n].pid == p->pid; n++)
+		;
+	if (!n)
+		return 0;
+	p->jit_pages = calloc(n, sizeof(*p->jit_pages));
+	p->jit_secs = calloc(n, sizeof(*p->jit_secs));
+	if (!p->jit_pages || !p->jit_secs)
+		return -jifl_err_nomem;
+	for (i = first; i < first + n; i += len) {
+		len = 1;
+		if (in_file(p, f->pages[i].page))
+			continue;
+		len = run_length(p, f, i);
+		s = &p->jit_secs[p->nr_jit_secs++];
+		*s = (struct jifl_jit_section){
+			.page = f->pages[i].page,
+			.offset = i * FLOWJIT_PAGE_SIZE,
+			.n = len,
+			.v = &p->jit_pages[i - first],
+		};
+		for (j = 0; j < len; j++) {
+			v = jifl_jit_image_last(p->jit, p->pid, s->page + j * FLOWJIT_PAGE_SIZE,
+						UINT64_MAX);
+			if (!v || !jifl_jit_version_is_last(p->jit, v))
+				return -jifl_err_internal;
+			s->v[j] = v;
+			s->start = v->start > s->start ? v->start : s->start;
+		}
+	}
+	qsort(p->jit_secs, p->nr_jit_secs, sizeof(*p->jit_secs), by_start);
+	return 0;
+}
+
+int jifl_process_add_jit(struct jifl_process *p, struct pt_image_section_cache *isc,
+			 const struct jifl_jit_file *f)
+{
+	int err = p->jit ? make_runs(p, f) : 0, lo = INT_MAX, hi = 0;
+	struct jifl_jit_section *s;
+	size_t i;
+
+	if (p->nr_jit_secs > MAX_JIT_SECTIONS)
+		p->nr_jit_secs = MAX_JIT_SECTIONS;
+	/* Pages libipt takes no more of stay with the read callback. */
+	for (i = 0; !err && i < p->nr_jit_secs; i++) {
+		s = &p->jit_secs[i];
+		s->isid = pt_iscache_add_file(isc, f->path, s->offset, s->n * FLOWJIT_PAGE_SIZE,
+					      s->page);
+		if (s->isid <= 0)
+			break;
+		lo = s->isid < lo ? s->isid : lo;
+		hi = s->isid > hi ? s->isid : hi;
+	}
+	if (!err)
+		p->nr_jit_secs = i;
+	if (!err && p->nr_jit_secs) {
+		p->by_isid = calloc(hi - lo + 1, sizeof(*p->by_isid));
+		err = p->by_isid ? 0 : -jifl_err_nomem;
+	}
+	if (err || !p->nr_jit_secs)
+		return err;
+	for (i = 0; i < p->nr_jit_secs; i++)
+		p->by_isid[p->jit_secs[i].isid - lo] = &p->jit_secs[i];
+	p->isid_lo = lo;
+	p->isid_hi = hi;
+	p->jit_path = f->path;
+	p->isc = isc;
+	return 0;
+}
+
+void jifl_process_jit_sync_slow(struct jifl_process *p, uint64_t tsc)
+{
+	struct jifl_jit_section *s = p->jit_secs;
+
+	if (p->jit_mapped && s[p->jit_mapped - 1].start > tsc) {
+		pt_image_remove_by_filename(p->image, p->jit_path, NULL);
+		p->jit_mapped = 0;
+	}
+	/* One that fails to map leaves its pages to the read callback, which reads the same. */
+	for (; p->jit_mapped < p->nr_jit_secs && s[p->jit_mapped].start <= tsc; p->jit_mapped++)
+		pt_image_add_cached(p->image, p->isc, s[p->jit_mapped].isid, NULL);
+}
+
 void jifl_process_attach(struct jifl_process *p, void *dec, jifl_decoder_time_fn time,
 			 const struct jifl_tsc_index *tscs,
 			 struct jifl_adopted_table *adopted, int log_reads)
@@ -182,12 +325,15 @@ void jifl_process_attach(struct jifl_process *p, void *dec, jifl_decoder_time_fn
 	p->adopted = adopted;
 	p->log_reads = log_reads;
 	jifl_process_reads_reset(p);
+	jifl_process_jit_sync(p);
 }
 
 const struct jifl_jit_version *jifl_process_jit_version(const struct jifl_process *p,
 							 uint64_t ip, int isid)
 {
-	if (isid || !p->last_ver || p->last_ip != ip)
+	if (isid)
+		return jifl_process_jit_section(p, isid, ip);
+	if (!p->last_ver || p->last_ip != ip)
 		return NULL;
 	return p->last_ver;
 }

@@ -218,6 +218,7 @@ int jifl_run_step_begin(struct jifl_run *r, int status)
 	if (status >= 0 && (status & pts_eos))
 		return -pte_eos;
 	jifl_process_reads_reset(r->proc);
+	jifl_process_jit_sync(r->proc);
 	return status;
 }
 

@@ -12,6 +12,7 @@
 #include "buildid_cache.h"
 #include "cpu_threads.h"
 #include "fjreader.h"
+#include "jit_file.h"
 #include "parallel.h"
 #include "ptconfig.h"
 #include "rawmem.h"
@@ -30,6 +31,9 @@ struct jifl_session {
 	/* Of every section; one for the sessions jifl_session_reopen() makes. */
 	struct pt_image_section_cache *isc;
 	int shares_isc;				/* the first session's */
+	/* The JIT pages that are sections: the first session's, maybe its own. */
+	const struct jifl_jit_file *jit_file;
+	struct jifl_jit_file *own_jit_file;
 	struct jifl_process **procs;		/* one per traced pid (or the raw one) */
 	size_t nr_procs;
 	struct jifl_threads *threads;
@@ -202,6 +206,27 @@ static void perf_span(const struct jifl_perf_reader *r, uint64_t *lo, uint64_t *
 }
 
 /*
+ * The JIT pages' last versions as sections of one memory file, written
+ * by the first session, mapped by all. Without one (no memfd, no /proc)
+ * libipt's read callback reads them, as the other versions.
+ */
+static int add_jit_sections(struct jifl_session *s)
+{
+	size_t i;
+	int err = 0;
+
+	if (!s->jit_file)
+		err = jifl_jit_file_new(&s->own_jit_file, s->jit);
+	if (err)
+		return err == -jifl_err_nomem ? err : 0;
+	if (!s->jit_file)
+		s->jit_file = s->own_jit_file;
+	for (i = 0; !err && i < s->nr_procs; i++)
+		err = jifl_process_add_jit(s->procs[i], s->isc, s->jit_file);
+	return err;
+}
+
+/*
  * Read the FlowJIT file into the JIT image. Its snapshots must belong to
  * the trace: a traced pid, and a time inside the trace's.
  */
@@ -246,6 +271,11 @@ static int load_flowjit(struct jifl_session *s, const char *path, char *msg, siz
 	jifl_fjreader_close(r);
 	if (ret < 0)
 		return ret;
+	ret = add_jit_sections(s);
+	if (ret) {
+		say(msg, len, "%s", jifl_strerror(ret));
+		return ret;
+	}
 	jifl_jit_image_stats(s->jit, &st);
 	if (st.lost)
 		warn(s, "--flowjit: the kernel dropped %" PRIu64
@@ -299,7 +329,8 @@ static void warn_unfinished(struct jifl_session *s, const char *path)
 
 static int session_open(struct jifl_session **sp, const char *perf_path,
 			const char *fj_path, const char *buildid_dir,
-			struct pt_image_section_cache *isc, char *msg, size_t len)
+			struct pt_image_section_cache *isc,
+			const struct jifl_jit_file *jit_file, char *msg, size_t len)
 {
 	struct jifl_session *s;
 	uint64_t off = 0;
@@ -310,6 +341,7 @@ static int session_open(struct jifl_session **sp, const char *perf_path,
 		say(msg, len, "%s", jifl_strerror(err));
 		return err;
 	}
+	s->jit_file = jit_file;
 	err = jifl_buildid_cache_dir(buildid_dir, s->buildid_dir, sizeof(s->buildid_dir));
 	if (err) {
 		say(msg, len, "--buildid-dir: the path is too long");
@@ -369,7 +401,7 @@ static int session_open(struct jifl_session **sp, const char *perf_path,
 int jifl_session_open(struct jifl_session **sp, const char *perf_path,
 		      const char *fj_path, const char *buildid_dir, char *msg, size_t len)
 {
-	return session_open(sp, perf_path, fj_path, buildid_dir, NULL, msg, len);
+	return session_open(sp, perf_path, fj_path, buildid_dir, NULL, NULL, msg, len);
 }
 
 int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
@@ -515,8 +547,8 @@ int jifl_session_reopen(const struct jifl_session *s, struct jifl_session **copy
 
 	if (!s->perf)
 		return -jifl_err_invalid;
-	return session_open(copy, s->perf_path, s->fj_path, s->buildid_dir, s->isc, msg,
-			    sizeof(msg));
+	return session_open(copy, s->perf_path, s->fj_path, s->buildid_dir, s->isc,
+			    s->jit_file, msg, sizeof(msg));
 }
 
 struct jifl_thread *jifl_session_thread(struct jifl_session *s, uint32_t pid, uint32_t tid)
@@ -619,6 +651,8 @@ void jifl_session_close(struct jifl_session *s)
 	jifl_cpu_threads_free(s->cpus);
 	if (!s->shares_isc)
 		pt_iscache_free(s->isc);
+	/* After the cache: its sections read the file by name. */
+	jifl_jit_file_free(s->own_jit_file);
 	jifl_jit_image_free(s->jit);
 	jifl_perf_reader_close(s->perf);
 	while (s->nr_warnings)
