@@ -84,6 +84,16 @@ static inline int guest_test_listed(const char *list, const char *name)
 	return 0;
 }
 
+/*
+ * Is this one of the project's test kernels (CONFIG_JIFL_TEST's debugfs
+ * hooks and modules)? make check-debian's Debian kernel is not: tests of
+ * what only a test kernel has skip there, and fail on a test kernel.
+ */
+static inline bool guest_test_kernel(void)
+{
+	return !access("/sys/kernel/debug/jifl", F_OK);
+}
+
 /* Keep only the tests JIFL_TEST_ONLY names, if it is set. */
 static inline void guest_select_tests(void)
 {
