@@ -10,6 +10,9 @@
 # kernel). Last line: "N passed, N failed, N skipped".
 #
 #   TESTS=a,b   other guest test binaries (default: the list below)
+#   APPEND=...  more kernel command line, e.g. indirect_target_selection=force
+#               (QEMU's CPUs are not affected by ITS: this makes the kernel
+#               use its ITS thunks, which JIFL then translates through)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +32,7 @@ scripts/kernel-debian.sh > build/check/kernel-debian.log 2>&1 ||
 echo "check-debian: kernel built ($(cat $kout/timing | tr '\n' ' ')s per step)"
 make -s tests initramfs > build/check/build-debian.log 2>&1 ||
 	{ tail -n 30 build/check/build-debian.log; fail "build failed"; }
-QEMU_MEM=2G scripts/qemu-run.sh -k $kout/arch/x86/boot/bzImage \
+QEMU_MEM=2G scripts/qemu-run.sh -k $kout/arch/x86/boot/bzImage ${APPEND:+-a "$APPEND"} \
 	-t "$tests" -T 3600 -l "$log" | tee build/check/guest-debian-verdict.txt
 grep -q "^jifl-guest: Linux version .*-jifl" "$log" || fail "the Debian kernel did not boot"
 echo "check-debian: $(( $(date +%s) - start )) s"
