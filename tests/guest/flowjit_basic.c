@@ -389,9 +389,9 @@ static int debugged_split_store(void)
 /*
  * A debugger stops the thread at the SIGSEGV of the split store (its
  * step has not run), moves it past the store, clears the trap flag and
- * cancels the signal. FlowJIT's trap flag is not the debugger's: the
- * debugger does not read it, and its write keeps it, so the step ends
- * and the page is write-protected again (a write to it is logged).
+ * cancels the signal. The step ended before the thread stopped: the
+ * debugger does not see FlowJIT's trap flag, and the page is
+ * write-protected again (a write to it is logged).
  */
 TEST_F(fj, smc_step_is_hidden_from_a_debugger)
 {
