@@ -29,7 +29,7 @@ HOST_FIXTURES := $(patsubst tests/host/fixtures/%.c,$(B)/tests/fixtures/%,$(wild
 GUEST_TESTS  := $(patsubst tests/guest/%.c,$(B)/tests/guest/%,$(wildcard tests/guest/*.c))
 
 .PHONY: all help setup prepare kernel patches userspace userspace-san fuzzers fuzz tests host-tests initramfs \
-	check check-host check-debug check-singlestep check-fuzz-syscalls series-check debian-check kernel-debian check-debian bindeb-pkg demo bench bench-apache bench-runtimes kcov-compare guest-shell install uninstall deb clean distclean
+	check check-host check-debug check-singlestep check-fuzz-syscalls series-check debian-check kernel-debian check-debian bindeb-pkg demo bench bench-apache bench-runtimes bench-debian kcov-compare guest-shell install uninstall deb clean distclean
 
 all: kernel tests initramfs
 
@@ -40,6 +40,7 @@ help:
 	@echo "make bench       benchmarks (ratios, side by side in one guest run)"
 	@echo "make bench-apache  the Apache rows of make bench alone"
 	@echo "make bench-runtimes  JIT runtimes plain and under flowjit record (make bench's rows)"
+	@echo "make bench-debian    JIFL's bench on the Debian-config kernel beside the test kernel"
 	@echo "make check-debug guest tests on a KASAN + lockdep kernel (slow)"
 	@echo "make check-singlestep  call chains from interrupts at any instruction (QEMU -singlestep)"
 	@echo "make check-fuzz-syscalls  trinity on the debug kernel, every system call in the cache (FUZZ_SECS)"
@@ -176,6 +177,9 @@ bench-apache:
 
 bench-runtimes:
 	@scripts/bench.sh runtimes
+
+bench-debian:
+	@scripts/bench-debian.sh
 
 kcov-compare:
 	@scripts/kcov-compare.sh

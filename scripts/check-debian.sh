@@ -7,7 +7,9 @@
 # tools (bbcount, cover, probe, jiflctl), FlowJIT's JIT tests, the
 # decoder's guest tests. The tests that need CONFIG_JIFL_TEST's debugfs
 # hooks or modules are not run (make check runs them on the test
-# kernel). Last line: "N passed, N failed, N skipped".
+# kernel). The guest has two NUMA nodes (a CPU and 1 GiB each), so that
+# NUMA balancing runs as on a server. Last line: "N passed, N failed,
+# N skipped".
 #
 #   TESTS=a,b   other guest test binaries (default: the list below)
 #   APPEND=...  more kernel command line, e.g. indirect_target_selection=force
@@ -32,7 +34,9 @@ scripts/kernel-debian.sh > build/check/kernel-debian.log 2>&1 ||
 echo "check-debian: kernel built ($(cat $kout/timing | tr '\n' ' ')s per step)"
 make -s tests initramfs > build/check/build-debian.log 2>&1 ||
 	{ tail -n 30 build/check/build-debian.log; fail "build failed"; }
-QEMU_MEM=2G scripts/qemu-run.sh -k $kout/arch/x86/boot/bzImage ${APPEND:+-a "$APPEND"} \
+numa="-object memory-backend-ram,size=1G,id=m0 -object memory-backend-ram,size=1G,id=m1"
+numa+=" -numa node,nodeid=0,memdev=m0,cpus=0 -numa node,nodeid=1,memdev=m1,cpus=1"
+QEMU_MEM=2G QEMU_EXTRA="$numa ${QEMU_EXTRA:-}" scripts/qemu-run.sh -k $kout/arch/x86/boot/bzImage ${APPEND:+-a "$APPEND"} \
 	-t "$tests" -T 3600 -l "$log" | tee build/check/guest-debian-verdict.txt
 grep -q "^jifl-guest: Linux version .*-jifl" "$log" || fail "the Debian kernel did not boot"
 echo "check-debian: $(( $(date +%s) - start )) s"
