@@ -3,6 +3,7 @@
 #include <string.h>
 #include <Zydis/Zydis.h>
 
+#include "array.h"
 #include "block_walk.h"
 #include "errcode.h"
 #include "ild.h"
@@ -120,23 +121,6 @@ static void init_insn(struct pt_insn *insn, const struct pt_block *b, uint64_t i
 	insn->speculative = b->speculative;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*v, n * size);
-	if (!p)
-		return -jifl_err_nomem;
-	*v = p;
-	*cap = n;
-	return 0;
-}
-
 static struct entry *slot(const struct jifl_walk_cache *c, int isid, uint64_t ip)
 {
 	size_t i = ((ip ^ (uint64_t)isid << 48) * 0x9e3779b97f4a7c15ull) >> 20;
@@ -186,7 +170,7 @@ static int extend(struct jifl_walk_cache *c, struct pt_image_section_cache *isc,
 	if (e->n >= n)
 		return 0;
 	/* Entries grow to exactly what was seen; straight-line code is the same. */
-	err = grow((void **)&e->v, &cap, n, sizeof(*e->v));
+	err = jifl_array_grow(&e->v, &cap, n, sizeof(*e->v));
 	if (err)
 		return err;
 	ip = e->n ? e->next : b->ip;
@@ -213,9 +197,9 @@ static int walk_jit(struct jifl_walk_cache *c, const struct jifl_process *p,
 	uint16_t i;
 	int err;
 
-	err = grow((void **)&c->insns, &c->cap, b->ninsn, sizeof(*c->insns));
+	err = jifl_array_grow(&c->insns, &c->cap, b->ninsn, sizeof(*c->insns));
 	if (!err)
-		err = grow((void **)&c->jit, &cap, b->ninsn, sizeof(*c->jit));
+		err = jifl_array_grow(&c->jit, &cap, b->ninsn, sizeof(*c->jit));
 	if (err)
 		return err;
 	for (i = 0; i < b->ninsn; i++, r++) {
@@ -265,9 +249,9 @@ static int jit_section(struct jifl_walk_cache *c, const struct jifl_process *p,
 
 	if (!jifl_process_jit_section(p, b->isid, b->ip))
 		return 0;
-	err = grow((void **)&c->insns, &c->cap, b->ninsn, sizeof(*c->insns));
+	err = jifl_array_grow(&c->insns, &c->cap, b->ninsn, sizeof(*c->insns));
 	if (!err)
-		err = grow((void **)&c->jit, &cap, b->ninsn, sizeof(*c->jit));
+		err = jifl_array_grow(&c->jit, &cap, b->ninsn, sizeof(*c->jit));
 	if (err)
 		return err;
 	for (i = 0; i + 1 < b->ninsn; i++)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "filter.h"
 #include "number.h"
@@ -23,16 +24,13 @@ static int number(const char **s, uint64_t max, uint64_t *v)
 int jifl_filter_add_ids(struct jifl_id_list *l, const char *list)
 {
 	const char *s = list;
-	uint32_t *v;
 	uint64_t id;
 
 	for (;;) {
 		if (number(&s, UINT32_MAX, &id) || (*s && *s != ','))
 			return -jifl_err_invalid;
-		v = realloc(l->v, (l->n + 1) * sizeof(*v));
-		if (!v)
+		if (jifl_array_room(l->v, l->n, l->cap))
 			return -jifl_err_nomem;
-		l->v = v;
 		l->v[l->n++] = id;
 		if (!*s)
 			return 0;

@@ -12,7 +12,7 @@
 
 struct jifl_id_list {
 	uint32_t *v;
-	size_t n;
+	size_t n, cap;
 };
 
 struct jifl_filter {

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "gaps.h"
 
@@ -27,16 +28,11 @@ void jifl_gaps_free(struct jifl_gaps *g)
 
 int jifl_gaps_add(struct jifl_gaps *g, const struct jifl_gap *gap)
 {
-	if (g->nr == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 64;
-		struct jifl_gap *v = realloc(g->v, cap * sizeof(*v));
+	int err = jifl_array_room(g->v, g->nr, g->cap);
 
-		if (!v) {
-			g->lost = 1;
-			return -jifl_err_nomem;
-		}
-		g->v = v;
-		g->cap = cap;
+	if (err) {
+		g->lost = 1;
+		return err;
 	}
 	g->v[g->nr++] = *gap;
 	return 0;

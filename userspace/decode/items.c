@@ -2,21 +2,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "items.h"
 
 struct jifl_item *jifl_items_push(struct jifl_items *q)
 {
 	struct jifl_item *v;
 
-	if (q->nr == q->cap) {
-		size_t cap = q->cap ? 2 * q->cap : 64;
-
-		v = realloc(q->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		q->v = v;
-		q->cap = cap;
-	}
+	if (jifl_array_room(q->v, q->nr, q->cap))
+		return NULL;
 	/* The header only: the caller fills the part of its kind. */
 	v = &q->v[q->nr++];
 	v->enabled = 0;

@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "jit_file.h"
 
@@ -23,17 +24,13 @@ struct collect {
 static int collect(const struct jifl_jit_version *v, void *ctx)
 {
 	struct collect *c = ctx;
-	const struct jifl_jit_version **p;
+	int err;
 
 	if (!jifl_jit_version_is_last(c->img, v))
 		return 0;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 256;
-		p = realloc(c->v, c->cap * sizeof(*p));
-		if (!p)
-			return -jifl_err_nomem;
-		c->v = p;
-	}
+	err = jifl_array_room(c->v, c->n, c->cap);
+	if (err)
+		return err;
 	c->v[c->n++] = v;
 	return 0;
 }

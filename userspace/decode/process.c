@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "block_walk.h"
 #include "errcode.h"
 #include "process.h"
@@ -58,15 +59,8 @@ static void log_read(struct jifl_process *p, uint64_t ip, const struct jifl_jit_
 {
 	struct jifl_jit_read *r;
 
-	if (p->nr_reads == p->cap_reads) {
-		size_t cap = p->cap_reads ? 2 * p->cap_reads : 256;
-
-		r = realloc(p->reads, cap * sizeof(*r));
-		if (!r)
-			return;
-		p->reads = r;
-		p->cap_reads = cap;
-	}
+	if (jifl_array_room(p->reads, p->nr_reads, p->cap_reads))
+		return;
 	r = &p->reads[p->nr_reads++];
 	r->ip = ip;
 	r->v = v;
@@ -149,7 +143,6 @@ int jifl_process_add_file(struct jifl_process *p, struct pt_image_section_cache 
 			  const char *path, uint64_t offset, uint64_t size,
 			  uint64_t addr)
 {
-	struct jifl_file_range *f;
 	int fd, isid;
 
 	/* Say why a file is missing with errno, not libipt's "bad file". */
@@ -157,10 +150,8 @@ int jifl_process_add_file(struct jifl_process *p, struct pt_image_section_cache 
 	if (fd < 0)
 		return jifl_err_errno(errno);
 	close(fd);
-	f = realloc(p->files, (p->nr_files + 1) * sizeof(*f));
-	if (!f)
+	if (jifl_array_room(p->files, p->nr_files, p->cap_files))
 		return -jifl_err_nomem;
-	p->files = f;
 	isid = pt_iscache_add_file(isc, path, offset, size, addr);
 	if (isid < 0 || pt_image_add_cached(p->image, isc, isid, NULL) < 0)
 		return -jifl_err_format;

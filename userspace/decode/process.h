@@ -70,7 +70,7 @@ struct jifl_process {
 	size_t nr_reads, cap_reads;
 	int log_reads;
 	struct jifl_file_range *files;	/* what add_file() mapped */
-	size_t nr_files;
+	size_t nr_files, cap_files;
 	/* By start time; the first jit_mapped of them are in the image. */
 	const char *jit_path;
 	struct jifl_jit_section *jit_secs;

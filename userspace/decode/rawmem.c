@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "rawmem.h"
 
@@ -22,7 +23,7 @@ struct jifl_rawmem {
 	struct jifl_process *proc;
 	struct pt_image_section_cache *isc;
 	struct range *v;
-	size_t nr;
+	size_t nr, cap;
 };
 
 static int say(char *msg, size_t len, int err, const char *fmt, ...)
@@ -78,11 +79,9 @@ static int map(struct jifl_rawmem *rm, const char *opt, const char *path,
 				   " overlaps %s at 0x%" PRIx64 "-0x%" PRIx64,
 				   opt, path, addr, addr + size, r->opt, r->lo, r->hi);
 	}
-	r = realloc(rm->v, (rm->nr + 1) * sizeof(*r));
-	if (!r)
+	if (jifl_array_room(rm->v, rm->nr, rm->cap))
 		return say(msg, len, -jifl_err_nomem, "%s", jifl_strerror(-jifl_err_nomem));
-	rm->v = r;
-	r += rm->nr;
+	r = &rm->v[rm->nr];
 	if (asprintf(&r->opt, "%s '%s'", opt, path) < 0)
 		return say(msg, len, -jifl_err_nomem, "%s", jifl_strerror(-jifl_err_nomem));
 	err = jifl_process_add_file(rm->proc, rm->isc, path, offset, size, addr);

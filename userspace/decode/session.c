@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "bigstack.h"
 #include "buildid_cache.h"
@@ -35,7 +36,7 @@ struct jifl_session {
 	const struct jifl_jit_file *jit_file;
 	struct jifl_jit_file *own_jit_file;
 	struct jifl_process **procs;		/* one per traced pid (or the raw one) */
-	size_t nr_procs;
+	size_t nr_procs, cap_procs;
 	struct jifl_threads *threads;
 	struct jifl_cpu_threads *cpus;		/* per CPU: what ran where when */
 	uint8_t *raw_pt;			/* raw mode trace */
@@ -46,7 +47,7 @@ struct jifl_session {
 	struct jifl_vdso vdso;			/* the vDSO's image */
 	int vdso_looked;			/* for it, once */
 	char **warnings;
-	size_t nr_warnings;
+	size_t nr_warnings, cap_warnings;
 };
 
 static void say(char *msg, size_t len, const char *fmt, ...)
@@ -60,18 +61,16 @@ static void say(char *msg, size_t len, const char *fmt, ...)
 
 static void warn(struct jifl_session *s, const char *fmt, ...)
 {
-	char buf[1024], **v;
+	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	v = realloc(s->warnings, (s->nr_warnings + 1) * sizeof(*v));
-	if (!v)
+	if (jifl_array_room(s->warnings, s->nr_warnings, s->cap_warnings))
 		return;
-	s->warnings = v;
-	v[s->nr_warnings] = strdup(buf);
-	if (v[s->nr_warnings])
+	s->warnings[s->nr_warnings] = strdup(buf);
+	if (s->warnings[s->nr_warnings])
 		s->nr_warnings++;
 }
 
@@ -92,17 +91,13 @@ static struct jifl_process *proc_of(void *ctx, uint32_t pid)
 
 static int new_proc(struct jifl_session *s, uint32_t pid, struct jifl_process **pp)
 {
-	struct jifl_process **v;
-	int err;
+	int err = jifl_array_room(s->procs, s->nr_procs, s->cap_procs);
 
-	v = realloc(s->procs, (s->nr_procs + 1) * sizeof(*v));
-	if (!v)
-		return -jifl_err_nomem;
-	s->procs = v;
-	err = jifl_process_new(&v[s->nr_procs], pid, s->jit);
+	if (!err)
+		err = jifl_process_new(&s->procs[s->nr_procs], pid, s->jit);
 	if (err)
 		return err;
-	*pp = v[s->nr_procs++];
+	*pp = s->procs[s->nr_procs++];
 	return 0;
 }
 

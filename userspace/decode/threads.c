@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "threads.h"
 
@@ -28,7 +29,7 @@ void jifl_threads_free(struct jifl_threads *t)
 
 struct jifl_thread *jifl_threads_get(struct jifl_threads *t, uint32_t pid, uint32_t tid)
 {
-	struct jifl_thread *th, **v;
+	struct jifl_thread *th;
 	size_t i;
 
 	if (t->last && t->last->pid == pid && t->last->tid == tid)
@@ -37,15 +38,8 @@ struct jifl_thread *jifl_threads_get(struct jifl_threads *t, uint32_t pid, uint3
 	for (i = 0; i < t->nr; i++)
 		if (t->v[i]->pid == pid && t->v[i]->tid == tid)
 			return t->last = t->v[i];
-	if (t->nr == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-
-		v = realloc(t->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (jifl_array_room(t->v, t->nr, t->cap))
+		return NULL;
 	th = calloc(1, sizeof(*th));
 	if (!th)
 		return NULL;

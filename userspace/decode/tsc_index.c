@@ -2,20 +2,16 @@
 #include <stdlib.h>
 #include <intel-pt.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "tsc_index.h"
 
 static int push(struct jifl_tsc_index *ix, size_t *cap, uint64_t tsc)
 {
-	uint64_t *t;
+	int err = jifl_array_room(ix->tsc, ix->nr, *cap);
 
-	if (ix->nr == *cap) {
-		*cap = *cap ? 2 * *cap : 1024;
-		t = realloc(ix->tsc, *cap * sizeof(*t));
-		if (!t)
-			return -jifl_err_nomem;
-		ix->tsc = t;
-	}
+	if (err)
+		return err;
 	ix->tsc[ix->nr++] = tsc;
 	return 0;
 }

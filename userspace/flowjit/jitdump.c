@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "fjreader.h"
 #include "jit_image.h"
@@ -39,7 +40,7 @@ struct jitdump {
 	size_t nr_loads;
 	char dir[PATH_MAX];
 	uint8_t *markers;
-	size_t markers_size;
+	size_t markers_size, markers_cap;
 	size_t pids, written, skipped_pids;
 };
 
@@ -176,13 +177,11 @@ static int add_marker(struct jitdump *j, uint32_t pid, const char *path)
 		.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
 		.filename = path,
 	};
-	uint8_t *p = realloc(j->markers, j->markers_size + MARKER_MAX);
-	int n;
+	int n = jifl_array_grow(&j->markers, &j->markers_cap, j->markers_size + MARKER_MAX, 1);
 
-	if (!p)
-		return -jifl_err_nomem;
-	j->markers = p;
-	n = jifl_perf_append_encode_mmap2(p + j->markers_size, MARKER_MAX, &m,
+	if (n)
+		return n;
+	n = jifl_perf_append_encode_mmap2(j->markers + j->markers_size, MARKER_MAX, &m,
 					  marker_time(j->perf, pid),
 					  jifl_perf_reader_info(j->perf));
 	if (n < 0)

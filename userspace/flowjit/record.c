@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <linux/prctl.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "fjproc.h"
 #include "fjwriter.h"
@@ -68,15 +69,8 @@ static int add_pid(struct recording *r, pid_t pid)
 {
 	if (has_pid(r, pid))
 		return 0;
-	if (r->npids == r->maxpids) {
-		size_t max = r->maxpids ? 2 * r->maxpids : 16;
-		pid_t *p = realloc(r->pids, max * sizeof(*p));
-
-		if (!p)
-			return -jifl_err_nomem;
-		r->pids = p;
-		r->maxpids = max;
-	}
+	if (jifl_array_room(r->pids, r->npids, r->maxpids))
+		return -jifl_err_nomem;
 	r->pids[r->npids++] = pid;
 	r->processes++;
 	return 0;

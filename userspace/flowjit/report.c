@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "fjfile.h"
 #include "fjreader.h"
@@ -28,7 +29,7 @@ struct summary {
 	uint64_t pinned;	/* EXEC snapshots of pinned pages */
 	uint64_t first_tsc, last_tsc, first_ns, last_ns;
 	uint32_t *pids;
-	size_t npids;
+	size_t npids, maxpids;
 	struct snap *snaps;
 	size_t nsnaps, maxsnaps;
 };
@@ -104,16 +105,13 @@ static void print_event(FILE *out, const struct flowjit_event *ev)
 
 static int add_pid(struct summary *s, uint32_t pid)
 {
-	uint32_t *p;
 	size_t i;
 
 	for (i = 0; i < s->npids; i++)
 		if (s->pids[i] == pid)
 			return 0;
-	p = realloc(s->pids, (s->npids + 1) * sizeof(*p));
-	if (!p)
+	if (jifl_array_room(s->pids, s->npids, s->maxpids))
 		return -jifl_err_nomem;
-	s->pids = p;
 	s->pids[s->npids++] = pid;
 	return 0;
 }
@@ -122,15 +120,8 @@ static int add_snap(struct summary *s, const struct flowjit_event *ev, const voi
 {
 	struct snap *sn;
 
-	if (s->nsnaps == s->maxsnaps) {
-		size_t max = s->maxsnaps ? 2 * s->maxsnaps : 256;
-
-		sn = realloc(s->snaps, max * sizeof(*sn));
-		if (!sn)
-			return -jifl_err_nomem;
-		s->snaps = sn;
-		s->maxsnaps = max;
-	}
+	if (jifl_array_room(s->snaps, s->nsnaps, s->maxsnaps))
+		return -jifl_err_nomem;
 	sn = &s->snaps[s->nsnaps++];
 	sn->pid = ev->pid;
 	sn->addr = ev->addr;

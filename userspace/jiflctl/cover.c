@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "ctl.h"
 #include "errcode.h"
 #include "jiflproc.h"
@@ -63,15 +64,8 @@ static long ksyms_load(struct ksym **symsp)
 
 		if (k < 3 || (type != 't' && type != 'T'))
 			continue;
-		if (n == cap) {
-			struct ksym *more;
-
-			cap = cap ? 2 * cap : 65536;
-			more = realloc(syms, cap * sizeof(*syms));
-			if (!more)
-				goto nomem;
-			syms = more;
-		}
+		if (jifl_array_room(syms, n, cap))
+			goto nomem;
 		/* "name [module]" */
 		snprintf(full, sizeof(full), "%s%s%s", name, k == 4 ? " " : "", k == 4 ? mod : "");
 		syms[n].addr = addr;

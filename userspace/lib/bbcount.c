@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "bbcount.h"
 #include "errcode.h"
 #include "number.h"
@@ -63,21 +64,6 @@ static int parse_trailer(const char *line, struct jifl_bbcount *bc)
 	       field(&line, 10, UINT64_MAX, &bc->max_blocks, ")") || *line;
 }
 
-/* Room for one more block. */
-static int grow(struct jifl_bbcount *bc, size_t *room)
-{
-	struct jifl_bbcount_block *more;
-
-	if (bc->n < *room)
-		return 0;
-	*room = *room ? 2 * *room : 256;
-	more = realloc(bc->block, *room * sizeof(*more));
-	if (!more)
-		return -jifl_err_nomem;
-	bc->block = more;
-	return 0;
-}
-
 int jifl_bbcount_parse(struct jifl_bbcount *bc, char *text)
 {
 	char *line = text, *end;
@@ -103,7 +89,7 @@ int jifl_bbcount_parse(struct jifl_bbcount *bc, char *text)
 			last = 1;
 			continue;
 		}
-		err = grow(bc, &room);
+		err = jifl_array_room(bc->block, bc->n, room);
 		if (err)
 			return err;
 		if (parse_block(line, &bc->block[bc->n]))

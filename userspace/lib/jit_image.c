@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "jit_image.h"
 
@@ -126,15 +127,8 @@ static int add_version(struct jifl_jit_image *img, uint32_t pid, uint64_t page,
 
 	if (!e)
 		return -jifl_err_nomem;
-	if (e->nr == e->cap) {
-		size_t cap = e->cap ? 2 * e->cap : 4;
-
-		v = realloc(e->v, cap * sizeof(*v));
-		if (!v)
-			return -jifl_err_nomem;
-		e->v = v;
-		e->cap = cap;
-	}
+	if (jifl_array_room(e->v, e->nr, e->cap))
+		return -jifl_err_nomem;
 	copy = malloc(FLOWJIT_PAGE_SIZE);
 	if (!copy)
 		return -jifl_err_nomem;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "jit_loads.h"
 
@@ -14,15 +15,10 @@ static int push_version(const struct jifl_jit_version *v, void *ctx)
 {
 	struct versions *vs = ctx;
 
-	if (vs->n == vs->cap) {
-		size_t cap = vs->cap ? 2 * vs->cap : 256;
-		const struct jifl_jit_version **p = realloc(vs->v, cap * sizeof(*p));
+	int err = jifl_array_room(vs->v, vs->n, vs->cap);
 
-		if (!p)
-			return -jifl_err_nomem;
-		vs->v = p;
-		vs->cap = cap;
-	}
+	if (err)
+		return err;
 	vs->v[vs->n++] = v;
 	return 0;
 }
@@ -142,15 +138,8 @@ static int emit(struct plan *p, const struct jifl_jit_version *v, uint64_t tsc,
 {
 	struct jifl_jit_load *l;
 
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 256;
-
-		l = realloc(p->l, cap * sizeof(*l));
-		if (!l)
-			return -jifl_err_nomem;
-		p->l = l;
-		p->cap = cap;
-	}
+	if (jifl_array_room(p->l, p->n, p->cap))
+		return -jifl_err_nomem;
 	l = &p->l[p->n++];
 	l->v = v;
 	l->tsc = tsc;
@@ -263,15 +252,10 @@ int jifl_jit_loads_plan(const struct jifl_jit_image *img,
 static int push_barrier(struct jifl_jit_barrier **b, size_t *nr, size_t *cap,
 			const struct jifl_jit_barrier *add)
 {
-	if (*nr == *cap) {
-		size_t c = *cap ? 2 * *cap : 64;
-		struct jifl_jit_barrier *p = realloc(*b, c * sizeof(*p));
+	int err = jifl_array_room(*b, *nr, *cap);
 
-		if (!p)
-			return -jifl_err_nomem;
-		*b = p;
-		*cap = c;
-	}
+	if (err)
+		return err;
 	(*b)[(*nr)++] = *add;
 	return 0;
 }

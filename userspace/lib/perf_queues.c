@@ -2,26 +2,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "perf_queues.h"
 
 /* Where the queue's data lost some: sorted, each once. */
 struct gap_list {
 	uint64_t *v;
-	uint32_t nr, cap;
+	size_t nr, cap;
 };
 
 static int gap_add(struct gap_list *g, uint64_t at)
 {
-	if (g->nr == g->cap) {
-		uint32_t cap = g->cap ? 2 * g->cap : 8;
-		uint64_t *v = realloc(g->v, cap * sizeof(*v));
+	int err = jifl_array_room(g->v, g->nr, g->cap);
 
-		if (!v)
-			return -jifl_err_nomem;
-		g->v = v;
-		g->cap = cap;
-	}
+	if (err)
+		return err;
 	g->v[g->nr++] = at;
 	return 0;
 }
@@ -128,7 +124,7 @@ int jifl_perf_queues_make(struct jifl_perf_queue **qs, size_t *nr,
 			  const struct jifl_perf_aux_loss *losses, size_t nr_losses, int per_cpu)
 {
 	struct jifl_perf_queue *q;
-	size_t i, n;
+	size_t i, n, cap = 0;
 	int err;
 
 	*qs = NULL;
@@ -138,11 +134,10 @@ int jifl_perf_queues_make(struct jifl_perf_queue **qs, size_t *nr,
 	for (i = 0; i < nr_bufs; i += n) {
 		for (n = 1; i + n < nr_bufs && bufs[i + n].idx == bufs[i].idx; n++)
 			;
-		q = realloc(*qs, (*nr + 1) * sizeof(*q));
-		if (!q)
-			return -jifl_err_nomem;
-		*qs = q;
-		q += (*nr)++;
+		err = jifl_array_room(*qs, *nr, cap);
+		if (err)
+			return err;
+		q = &(*qs)[(*nr)++];
 		memset(q, 0, sizeof(*q));
 		err = queue_make(q, &bufs[i], n);
 		if (!err)

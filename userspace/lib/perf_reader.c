@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "perf_queues.h"
 #include "perf_reader.h"
@@ -39,43 +40,35 @@ struct jifl_perf_reader {
 	int tracking;			/* sideband_id is the tracking event's */
 	struct jifl_perf_info info;
 	struct jifl_perf_map *maps;
-	size_t nr_maps;
+	size_t nr_maps, cap_maps;
 	struct jifl_perf_task *tasks;
-	size_t nr_tasks;
+	size_t nr_tasks, cap_tasks;
 	struct jifl_perf_switch_rec *switches;
-	size_t nr_switches;
+	size_t nr_switches, cap_switches;
 	struct jifl_perf_aux_buffer *bufs;
-	size_t nr_bufs;
+	size_t nr_bufs, cap_bufs;
 	struct jifl_perf_aux_loss *losses;
-	size_t nr_losses;
+	size_t nr_losses, cap_losses;
 	void **blocks;			/* memory the records read point into */
-	size_t nr_blocks;
+	size_t nr_blocks, cap_blocks;
 	struct unzip unzip;
 	struct jifl_perf_queue *queues;
 	size_t nr_queues;
 	struct jifl_perf_build_id *bids;
-	size_t nr_bids;
+	size_t nr_bids, cap_bids;
 	uint64_t bad_offset;
 };
 
-/* Append one element of @size to a growing array. */
-static void *array_push(void *pv, size_t *nr, size_t size)
+/* Append a zeroed element of @size to the growing array *@pv. */
+static void *array_push(void *pv, size_t *nr, size_t *cap, size_t size)
 {
-	void **p = pv;
-	size_t n = *nr;
-	void *v;
+	uint8_t *v;
 
-	/* Capacity: 16, then doubled each time it is full. */
-	if (!n || (n >= 16 && !(n & (n - 1)))) {
-		v = realloc(*p, (n ? 2 * n : 16) * size);
-		if (!v)
-			return NULL;
-		*p = v;
-	}
-	(*nr)++;
-	v = (uint8_t *)*p + n * size;
-	memset(v, 0, size);
-	return v;
+	if (jifl_array_grow(pv, cap, *nr + 1, size))
+		return NULL;
+	memcpy(&v, pv, sizeof(v));
+	v += (*nr)++ * size;
+	return memset(v, 0, size);
 }
 
 static int bad(struct jifl_perf_reader *r, uint64_t offset, int err)
@@ -212,7 +205,7 @@ static int read_mmap2(struct jifl_perf_reader *r, const struct perf_event_header
 
 	if (body <= sizeof(*e) || !memchr(e->filename, 0, body - sizeof(*e)))
 		return bad(r, off, -jifl_err_format);
-	m = array_push(&r->maps, &r->nr_maps, sizeof(*m));
+	m = array_push(&r->maps, &r->nr_maps, &r->cap_maps, sizeof(*m));
 	if (!m)
 		return -jifl_err_nomem;
 	m->m.pid = e->pid;
@@ -238,7 +231,7 @@ static int read_task(struct jifl_perf_reader *r, const struct perf_event_header 
 	size_t body;
 
 	record_sample_id(r, h, &body, &sid);
-	t = array_push(&r->tasks, &r->nr_tasks, sizeof(*t));
+	t = array_push(&r->tasks, &r->nr_tasks, &r->cap_tasks, sizeof(*t));
 	if (!t)
 		return -jifl_err_nomem;
 	t->type = h->type;
@@ -284,7 +277,7 @@ static int read_switch(struct jifl_perf_reader *r, const struct perf_event_heade
 	record_sample_id(r, h, &body, &sid);
 	if (h->type == PERF_RECORD_SWITCH_CPU_WIDE && body < sizeof(*e))
 		return bad(r, off, -jifl_err_format);
-	s = array_push(&r->switches, &r->nr_switches, sizeof(*s));
+	s = array_push(&r->switches, &r->nr_switches, &r->cap_switches, sizeof(*s));
 	if (!s)
 		return -jifl_err_nomem;
 	s->sw.type = h->type;
@@ -364,7 +357,7 @@ static int read_time_conv(struct jifl_perf_reader *r,
 /* Keep @p (malloc'd) until the reader closes: records read point into it. */
 static int keep(struct jifl_perf_reader *r, void *p)
 {
-	void **v = array_push(&r->blocks, &r->nr_blocks, sizeof(*v));
+	void **v = array_push(&r->blocks, &r->nr_blocks, &r->cap_blocks, sizeof(*v));
 
 	if (!v) {
 		free(p);
@@ -400,7 +393,7 @@ static int add_buffer(struct jifl_perf_reader *r, const struct jifl_perf_auxtrac
 
 	if (!size)
 		return 0;
-	b = array_push(&r->bufs, &r->nr_bufs, sizeof(*b));
+	b = array_push(&r->bufs, &r->nr_bufs, &r->cap_bufs, sizeof(*b));
 	if (!b)
 		return -jifl_err_nomem;
 	b->idx = e->idx;
@@ -436,7 +429,7 @@ static int read_aux(struct jifl_perf_reader *r, const struct perf_event_header *
 	r->info.aux_overwritten += !!(e->flags & PERF_AUX_FLAG_OVERWRITE);
 	if (!(e->flags & (PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_COLLISION)))
 		return 0;
-	l = array_push(&r->losses, &r->nr_losses, sizeof(*l));
+	l = array_push(&r->losses, &r->nr_losses, &r->cap_losses, sizeof(*l));
 	if (!l)
 		return -jifl_err_nomem;
 	l->cpu = sid.cpu;
@@ -481,7 +474,7 @@ static int64_t add_build_id(struct jifl_perf_reader *r, const uint8_t *p, uint64
 	if (e.header.size <= sizeof(e) || e.header.size > size ||
 	    !memchr(p + sizeof(e), 0, e.header.size - sizeof(e)))
 		return bad(r, off, -jifl_err_format);
-	b = array_push(&r->bids, &r->nr_bids, sizeof(*b));
+	b = array_push(&r->bids, &r->nr_bids, &r->cap_bids, sizeof(*b));
 	if (!b)
 		return -jifl_err_nomem;
 	b->filename = (const char *)p + sizeof(e);

@@ -24,6 +24,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "build_id.h"
 #include "errcode.h"
 #include "perf_cpuid.h"
@@ -74,7 +75,7 @@ struct jifl_perf_writer {
 	struct aux_index_entry *index;
 	size_t index_nr, index_cap;
 	struct build_id_entry *bids;
-	size_t nr_bids;
+	size_t nr_bids, cap_bids;
 	struct jifl_perf_zstd *zstd;	/* compressing: the stream */
 	uint8_t *held;			/* the records not yet compressed */
 	size_t held_len, held_cap;
@@ -256,16 +257,10 @@ static int writer_hold(struct jifl_perf_writer *w, const void *rec, size_t size,
 		       const struct jifl_perf_sample_id *sid)
 {
 	size_t need = w->held_len + size + sizeof(*sid);
+	int err = jifl_array_grow(&w->held, &w->held_cap, need, 1);
 
-	if (need > w->held_cap) {
-		size_t cap = need > 2 * w->held_cap ? need : 2 * w->held_cap;
-		uint8_t *p = realloc(w->held, cap);
-
-		if (!p)
-			return -jifl_err_nomem;
-		w->held = p;
-		w->held_cap = cap;
-	}
+	if (err)
+		return err;
 	memcpy(w->held + w->held_len, rec, size);
 	memcpy(w->held + w->held_len + size, sid, sizeof(*sid));
 	w->held_len = need;
@@ -554,15 +549,9 @@ int jifl_perf_writer_auxtrace_cpu(struct jifl_perf_writer *w, uint32_t idx,
 		w->aux_offset = p;
 		w->nr_queues = idx + 1;
 	}
-	if (w->index_nr == w->index_cap) {
-		size_t cap = w->index_cap ? 2 * w->index_cap : 64;
-		void *p = realloc(w->index, cap * sizeof(*w->index));
-
-		if (!p)
-			return -jifl_err_nomem;
-		w->index = p;
-		w->index_cap = cap;
-	}
+	err = jifl_array_room(w->index, w->index_nr, w->index_cap);
+	if (err)
+		return err;
 	memset(&rec, 0, sizeof(rec));
 	rec.header.type = JIFL_PERF_RECORD_AUXTRACE;
 	rec.header.size = sizeof(rec);
@@ -658,11 +647,9 @@ int jifl_perf_writer_build_id(struct jifl_perf_writer *w, const char *filename,
 	for (i = 0; i < w->nr_bids; i++)
 		if (!strcmp(w->bids[i].filename, filename))
 			return 0;
-	e = realloc(w->bids, (w->nr_bids + 1) * sizeof(*e));
-	if (!e)
+	if (jifl_array_room(w->bids, w->nr_bids, w->cap_bids))
 		return -jifl_err_nomem;
-	w->bids = e;
-	e += w->nr_bids;
+	e = &w->bids[w->nr_bids];
 	memset(e, 0, sizeof(*e));
 	e->filename = strdup(filename);
 	if (!e->filename)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "perf_zstd.h"
 
@@ -46,21 +47,6 @@ void jifl_perf_zstd_free(struct jifl_perf_zstd *z)
 	free(z);
 }
 
-/* Room for @more bytes after *@len in *@out (a buffer @cap long). */
-static int grow(uint8_t **out, size_t len, size_t more, size_t *cap)
-{
-	uint8_t *p;
-
-	if (*cap - len >= more)
-		return 0;
-	*cap = len + more > 2 * *cap ? len + more : 2 * *cap;
-	p = realloc(*out, *cap);
-	if (!p)
-		return -jifl_err_nomem;
-	*out = p;
-	return 0;
-}
-
 int jifl_perf_zstd_compress(struct jifl_perf_zstd *z, const void *src, size_t size,
 			    uint8_t **out, size_t *len)
 {
@@ -72,7 +58,7 @@ int jifl_perf_zstd_compress(struct jifl_perf_zstd *z, const void *src, size_t si
 		return -jifl_err_invalid;
 	/* Whatever is left in the compressor after the input: flush it. */
 	while (in.pos < in.size || left) {
-		if (grow(out, *len, ZSTD_CStreamOutSize(), &cap))
+		if (jifl_array_grow(out, &cap, *len + ZSTD_CStreamOutSize(), 1))
 			return -jifl_err_nomem;
 		o = (ZSTD_outBuffer){ *out, cap, *len };
 		if (in.pos < in.size)
@@ -99,7 +85,7 @@ int jifl_perf_zstd_decompress(struct jifl_perf_zstd *z, const void *src, size_t 
 		return -jifl_err_invalid;
 	/* Until all input is read and the output did not fill the buffer. */
 	do {
-		if (grow(out, *len, ZSTD_DStreamOutSize(), &cap))
+		if (jifl_array_grow(out, &cap, *len + ZSTD_DStreamOutSize(), 1))
 			return -jifl_err_nomem;
 		o = (ZSTD_outBuffer){ *out, cap, *len };
 		ret = ZSTD_decompressStream(z->d, &o, &in);

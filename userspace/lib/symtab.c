@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "symtab.h"
 
@@ -42,15 +43,10 @@ void jifl_symtab_free(struct jifl_symtab *st)
 static int push(struct jifl_symtab *st, uint64_t start, uint64_t size,
 		uint64_t limit, const char *name)
 {
-	if (st->nr == st->cap) {
-		size_t cap = st->cap ? 2 * st->cap : 1024;
-		struct sym *v = realloc(st->v, cap * sizeof(*v));
+	int err = jifl_array_room(st->v, st->nr, st->cap);
 
-		if (!v)
-			return -jifl_err_nomem;
-		st->v = v;
-		st->cap = cap;
-	}
+	if (err)
+		return err;
 	st->v[st->nr].name = strdup(name);
 	if (!st->v[st->nr].name)
 		return -jifl_err_nomem;

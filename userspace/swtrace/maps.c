@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "maps.h"
 
@@ -98,15 +99,10 @@ int jifl_maps_scan(struct jifl_maps *m, jifl_maps_new_fn fn, void *ctx)
 			err = r;
 			continue;
 		}
-		if (nr == cap) {
-			void *p = realloc(v, (cap = cap ? 2 * cap : 32) * sizeof(*v));
-
-			if (!p) {
-				free((char *)e.filename);
-				err = -jifl_err_nomem;
-				continue;
-			}
-			v = p;
+		err = jifl_array_room(v, nr, cap);
+		if (err) {
+			free((char *)e.filename);
+			continue;
 		}
 		v[nr++] = e;
 	}

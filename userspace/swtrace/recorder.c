@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "build_id.h"
 #include "errcode.h"
 #include "perf_data.h"
@@ -223,13 +224,12 @@ static void thread_free(struct jifl_rthread *th)
 static int thread_add(struct jifl_recorder *r, uint32_t ptid, uint32_t tid,
 		      struct jifl_rthread **pth)
 {
-	struct jifl_rthread *th, **v;
+	struct jifl_rthread *th;
 	int err;
 
-	v = realloc(r->threads, (r->nr_threads + 1) * sizeof(*v));
-	if (!v)
-		return -jifl_err_nomem;
-	r->threads = v;
+	err = jifl_array_room(r->threads, r->nr_threads, r->cap_threads);
+	if (err)
+		return err;
 	th = calloc(1, sizeof(*th));
 	if (!th)
 		return -jifl_err_nomem;

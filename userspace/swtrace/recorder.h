@@ -68,7 +68,8 @@ struct jifl_recorder {
 	struct jifl_tsc_conv tc;
 	uint32_t pid;
 	struct jifl_rthread **threads;	/* live ones */
-	uint32_t nr_threads, nr_queues;
+	size_t nr_threads, cap_threads;
+	uint32_t nr_queues;
 	struct jifl_rqueue *cpus;	/* per CPU: one queue each */
 	uint64_t switches;	/* context switches between threads */
 	uint64_t insns;		/* instructions recorded */

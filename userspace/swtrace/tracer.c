@@ -45,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "errcode.h"
 #include "fault_counter.h"
 #include "sched.h"
@@ -81,7 +82,7 @@ struct tracer {
 	struct jifl_tracer_result *res;
 	pid_t pid;
 	struct tthread **v;
-	size_t nr;
+	size_t nr, cap;
 	bool attached;		/* -p: detach at the end instead of killing */
 	uint64_t max_insns;	/* attached: detach after this many (0: never) */
 	bool detaching;
@@ -128,12 +129,10 @@ static struct tthread *thread_find(struct tracer *t, pid_t tid)
 
 static struct tthread *thread_add(struct tracer *t, pid_t tid)
 {
-	struct tthread *th, **v;
+	struct tthread *th;
 
-	v = realloc(t->v, (t->nr + 1) * sizeof(*v));
-	if (!v)
+	if (jifl_array_room(t->v, t->nr, t->cap))
 		return NULL;
-	t->v = v;
 	th = calloc(1, sizeof(*th));
 	if (!th)
 		return NULL;
