@@ -5,7 +5,7 @@
  * double-mapped JIT), pwrite(2) into the memfd or into a FUSE file
  * (whose write path copies into the page cache by its own code), another
  * process' view, views made writable later (a new mapping read first,
- * mprotect). Each
+ * mprotect, or rebuilt by NUMA balancing's hinting fault). Each
  * write must end the running version with a WRITE record of the
  * executable address (FLOWJIT_EVF_ALIAS), and the next run must be
  * snapshotted with the new bytes. A page pinned for long-term kernel
@@ -409,6 +409,102 @@ TEST_F(alias, truncation_inside_the_page)
 			EXPECT_EQ(0, exec->page[off]) TH_LOG("%s: the snapshot has the old byte", what[i]);
 		ASSERT_EQ(0, ftruncate(self->fd, PAGE));
 	}
+}
+
+/* A counter of /proc/vmstat, or -1. */
+static long vmstat(const char *name)
+{
+	char line[128];
+	size_t len = strlen(name);
+	long v = -1;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ')
+			v = atol(line + len + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Keep the CPU busy for @ms: NUMA balancing scans at a running task's ticks. */
+static void spin_ms(unsigned int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+#define NUMA_KNOBS "/sys/kernel/debug/sched/numa_balancing/"
+#define MPOL_BIND 2
+#define MPOL_F_NUMA_BALANCING (1 << 13)
+
+/*
+ * NUMA balancing's scanner makes the read-write view's PTE PROT_NONE
+ * (a shared mapping is scanned whatever node its page is on, a memfd's
+ * once its policy asks for it: MPOL_F_NUMA_BALANCING), and its hinting
+ * fault rebuilds the PTE from the VMA's protection, which for a shared
+ * memfd mapping is writable: after the code page was made executable
+ * (which write-protected the view), that must not make the view
+ * writable again. Rounds: run the code, let the scanner run, read
+ * through the view (the hinting fault, if the scanner reached it), then
+ * write the next version: the write must still be logged.
+ */
+TEST_F(alias, numa_hinting_fault_keeps_the_view_read_only)
+{
+	static const char * const knob[] = {
+		"/proc/sys/kernel/numa_balancing", NUMA_KNOBS "scan_delay_ms",
+		NUMA_KNOBS "scan_period_min_ms", NUMA_KNOBS "scan_period_max_ms",
+	};
+	static const char * const value[] = { "1", "0", "20", "100" };
+	int i, round, hinted = 0, missed = 0;
+	char old[16] = "", saved[4][16];
+	unsigned long nodes;
+	struct fj_rec *exec, *wr;
+	long h0, h1;
+	char seq[16];
+
+	if (access("/proc/sys/kernel/numa_balancing", W_OK) || vmstat("numa_hint_faults") < 0)
+		SKIP(return, "no NUMA balancing in this kernel");
+	/* the memfd's policy: bound to the online nodes, balanced (6.1: no MPOL_MF_LAZY) */
+	file_read("/sys/devices/system/node/online", old, sizeof(old));
+	nodes = (1UL << (strchr(old, '-') ? atoi(strchr(old, '-') + 1) + 1 : 1)) - 1;
+	if (syscall(SYS_mbind, self->rw, PAGE, MPOL_BIND | MPOL_F_NUMA_BALANCING, &nodes,
+		    8 * sizeof(nodes), 0))
+		SKIP(return, "mbind(MPOL_F_NUMA_BALANCING): %s", strerror(errno));
+	/* on, and scanning often (the defaults scan every second or less often) */
+	for (i = 0; i < 4; i++)
+		file_read(knob[i], saved[i], sizeof(saved[i]));
+	ASSERT_EQ(0, proc_write(knob[0], "1"));
+	for (i = 1; i < 4; i++)
+		proc_write(knob[i], value[i]);
+	for (round = 0; round < 60 && hinted < 5; round++) {
+		write_view(self, round);
+		EXPECT_EQ(round, ((jit_fn)self->rx)());
+		fj_drain(recs, FJ_MAX_EVENTS);
+		spin_ms(100 * guest_time_scale());
+		h0 = vmstat("numa_hint_faults");
+		*(volatile unsigned char *)(self->rw + 100);
+		h1 = vmstat("numa_hint_faults");
+		write_view(self, round + 1000);
+		EXPECT_EQ(round + 1000, ((jit_fn)self->rx)());
+		page_events(getpid(), self->rx, seq, sizeof(seq), &exec, &wr);
+		if (h1 > h0) {
+			hinted++;
+			missed += !wr;
+		}
+		EXPECT_NE(NULL, wr) TH_LOG("round %d: the write was not logged (%s)", round, seq);
+	}
+	for (i = 0; i < 4; i++)
+		if (saved[i][0])
+			proc_write(knob[i], saved[i]);
+	fprintf(stderr, "# numa: %d rounds, %d with a hinting fault on the view, %d writes not logged\n",
+		round, hinted, missed);
+	ASSERT_LT(0, hinted) TH_LOG("the scanner never reached the view: the test shows nothing");
+	EXPECT_EQ(0, missed);
 }
 
 TEST_HARNESS_MAIN
