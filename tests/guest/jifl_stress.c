@@ -57,7 +57,9 @@ FIXTURE_TEARDOWN(stress)
  * System calls entered in the cache during the run, at least: the
  * toggler makes a few hundred at most (a control write every 200 ms),
  * stress-ng about 4,000,000 (test kernel under TCG, JIFL on three
- * quarters of the time).
+ * quarters of the time), about 100,000 on the debug kernel (KASAN and
+ * lockdep, time scale 4; 97,517 in a run beside a kernel build), where
+ * a tenth is asked.
  */
 #define MIN_ENTRIES	100000
 
@@ -80,7 +82,7 @@ TEST_F_TIMEOUT(stress, stress_ng_verify_with_toggling, 300)
 	entries = jifl_stat("entries") - entries;
 	TH_LOG("%ld toggles, %lld system calls entered in the cache", (long)toggles, entries);
 	EXPECT_LT(0, (long)toggles);
-	EXPECT_LE(MIN_ENTRIES, entries);
+	EXPECT_LE(MIN_ENTRIES / (guest_time_scale() > 1 ? 10 : 1), entries);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
