@@ -5,6 +5,7 @@
 
 #include "array.h"
 #include "block_walk.h"
+#include "branch.h"
 #include "errcode.h"
 #include "ild.h"
 
@@ -57,27 +58,20 @@ void jifl_walk_cache_free(struct jifl_walk_cache *c)
 /* libipt's class of an instruction, from Zydis' decoding of it. */
 static enum pt_insn_class classify(const ZydisDecodedInstruction *z)
 {
-	int far = z->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
+	static const enum pt_insn_class class[] = {
+		[jifl_branch_none] = ptic_other,
+		[jifl_branch_cond] = ptic_cond_jump,
+		[jifl_branch_jump] = ptic_jump,
+		[jifl_branch_call] = ptic_call,
+		[jifl_branch_return] = ptic_return,
+		[jifl_branch_far_jump] = ptic_far_jump,
+		[jifl_branch_far_call] = ptic_far_call,
+		[jifl_branch_far_return] = ptic_far_return,
+		[jifl_branch_trap] = ptic_far_call,
+		[jifl_branch_sysret] = ptic_far_return,
+	};
 
-	switch (z->meta.category) {
-	case ZYDIS_CATEGORY_CALL:
-		return far ? ptic_far_call : ptic_call;
-	case ZYDIS_CATEGORY_RET:
-		return far || z->mnemonic == ZYDIS_MNEMONIC_IRET ||
-		       z->mnemonic == ZYDIS_MNEMONIC_IRETD ||
-		       z->mnemonic == ZYDIS_MNEMONIC_IRETQ ? ptic_far_return : ptic_return;
-	case ZYDIS_CATEGORY_UNCOND_BR:
-		return far ? ptic_far_jump : ptic_jump;
-	case ZYDIS_CATEGORY_COND_BR:
-		return ptic_cond_jump;
-	case ZYDIS_CATEGORY_SYSCALL:
-	case ZYDIS_CATEGORY_INTERRUPT:
-		return ptic_far_call;
-	case ZYDIS_CATEGORY_SYSRET:
-		return ptic_far_return;
-	default:
-		return ptic_other;
-	}
+	return class[jifl_branch_classify(z)];
 }
 
 /*

@@ -2,6 +2,7 @@
 #include <Zydis/Zydis.h>
 #include <string.h>
 
+#include "branch.h"
 #include "errcode.h"
 #include "insn.h"
 
@@ -16,6 +17,7 @@ int jifl_insn_decode(const uint8_t *bytes, size_t n, uint64_t ip,
 	static ZydisDecoder dec;
 	static bool dec_ready;
 	ZydisDecodedInstruction zi;
+	enum jifl_branch br;
 
 	if (!dec_ready) {
 		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
@@ -33,29 +35,33 @@ int jifl_insn_decode(const uint8_t *bytes, size_t n, uint64_t ip,
 					ZYDIS_ATTRIB_HAS_REPNE)) &&
 		    zi.meta.category == ZYDIS_CATEGORY_STRINGOP;
 
-	switch (zi.meta.category) {
-	case ZYDIS_CATEGORY_COND_BR:
+	br = jifl_branch_classify(&zi);
+	switch (br) {
+	case jifl_branch_cond:
 		insn->kind = JIFL_INSN_COND;
 		insn->target = ip + zi.length + zi.raw.imm[0].value.s;
 		break;
-	case ZYDIS_CATEGORY_UNCOND_BR:
-	case ZYDIS_CATEGORY_CALL:
+	case jifl_branch_jump:
+	case jifl_branch_far_jump:
+	case jifl_branch_call:
+	case jifl_branch_far_call:
 		insn->kind = is_relative(&zi) ? JIFL_INSN_DIRECT : JIFL_INSN_INDIRECT;
 		insn->target = ip + zi.length + zi.raw.imm[0].value.s;
 		/* "call next" only reads the IP: decoders push nothing for it. */
-		insn->call = zi.meta.category == ZYDIS_CATEGORY_CALL &&
+		insn->call = (br == jifl_branch_call || br == jifl_branch_far_call) &&
 			     !(insn->kind == JIFL_INSN_DIRECT &&
 			       insn->target == ip + zi.length);
 		break;
-	case ZYDIS_CATEGORY_RET:
+	case jifl_branch_return:
+	case jifl_branch_far_return:
 		insn->kind = JIFL_INSN_INDIRECT;
 		insn->ret = true;
 		break;
-	case ZYDIS_CATEGORY_SYSCALL:
-	case ZYDIS_CATEGORY_INTERRUPT:
+	case jifl_branch_trap:
 		insn->kind = JIFL_INSN_FAR;
 		break;
 	default:
+		/* sysret and sysexit too: privileged, they fault in user space. */
 		insn->kind = JIFL_INSN_PLAIN;
 		break;
 	}
