@@ -22,5 +22,6 @@ distro_config() {
 	"$tree/scripts/config" --file "$kout/.config" \
 		--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
 		--disable MODULE_SIG_ALL --set-str LOCALVERSION -jifl \
-		--enable FLOWJIT --enable JIFL --module JIFL_BBCOUNT --module JIFL_EDGES --module JIFL_PROBE --module JIFL_COVER
+		--enable FLOWJIT --enable JIFL --module JIFL_BBCOUNT --module JIFL_EDGES --module JIFL_PROBE --module JIFL_COVER \
+		--module JIFL_KPROBE_BLOCKS
 }
