@@ -10,6 +10,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "tmpdir.h"
 
 #define CHECK	JIFL_TOP "/scripts/check-headers.sh"
 
@@ -35,8 +36,7 @@ FIXTURE_SETUP(tree)
 {
 	size_t i;
 
-	strcpy(self->dir, "/tmp/jifl-headers-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "headers"));
 	for (i = 0; i < NR_HEADERS; i++)
 		ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out),
 				     "set -e; mkdir -p $(dirname %s/%s); cp %s/%s %s/%s",
@@ -46,7 +46,7 @@ FIXTURE_SETUP(tree)
 
 FIXTURE_TEARDOWN(tree)
 {
-	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 TEST_F(tree, same_headers_pass)

@@ -29,6 +29,7 @@
 #include "cmd.h"
 #include "swtrace_truth.h"
 #include "tools.h"
+#include "tmpdir.h"
 #include "errcode.h"
 #include "disasm.h"
 #include "symtab.h"
@@ -42,31 +43,19 @@
 
 
 FIXTURE(decode) {
-	char dir[64];
-	char data[128];
-	char truth[128];
+	TMPDIR_TRACE_MEMBERS;
 	char out[8192];
-	struct ipseq want, got, perf;
+	struct ipseq perf;
 };
 
 FIXTURE_SETUP(decode)
 {
-	strcpy(self->dir, "/tmp/jifl-decode-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
-	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
-	memset(&self->want, 0, sizeof(self->want));
-	memset(&self->got, 0, sizeof(self->got));
-	memset(&self->perf, 0, sizeof(self->perf));
+	TMPDIR_TRACE_SETUP("decode");
 }
 
 FIXTURE_TEARDOWN(decode)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
-	free(self->want.v);
-	free(self->got.v);
+	TMPDIR_TRACE_TEARDOWN();
 	free(self->perf.v);
 }
 

@@ -13,6 +13,7 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "tools.h"
+#include "tmpdir.h"
 
 #define SWTRACE	JIFL_TOP "/build/bin/jifl-swtrace"
 #define PROGS	JIFL_TOP "/build/tests/progs/"
@@ -59,8 +60,7 @@ FIXTURE_SETUP(errs)
 	char src[128];
 	FILE *f;
 
-	strcpy(self->dir, "/tmp/jifl-decode-errs-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "decode-errs"));
 	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
 	snprintf(self->lib, sizeof(self->lib), "%s/reopen.so", self->dir);
 	snprintf(src, sizeof(src), "%s/reopen.c", self->dir);
@@ -78,9 +78,7 @@ FIXTURE_SETUP(errs)
 
 FIXTURE_TEARDOWN(errs)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 TEST_F(errs, a_worker_that_cannot_open_the_trace_is_named)

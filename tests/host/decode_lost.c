@@ -20,15 +20,13 @@
 #include "cmd.h"
 #include "swtrace_truth.h"
 #include "tools.h"
+#include "tmpdir.h"
 #include "perf_reader.h"
 #include "perf_writer.h"
 
 FIXTURE(lost) {
-	char dir[64];
-	char data[128];
-	char truth[128];
+	TMPDIR_TRACE_MEMBERS;
 	char out[16384];
-	struct ipseq want, got;
 };
 
 /*
@@ -93,21 +91,12 @@ FIXTURE_VARIANT_ADD(lost, aux_overwrite) {
 
 FIXTURE_SETUP(lost)
 {
-	strcpy(self->dir, "/tmp/jifl-decode-lost-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
-	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
-	memset(&self->want, 0, sizeof(self->want));
-	memset(&self->got, 0, sizeof(self->got));
+	TMPDIR_TRACE_SETUP("decode-lost");
 }
 
 FIXTURE_TEARDOWN(lost)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
-	free(self->want.v);
-	free(self->got.v);
+	TMPDIR_TRACE_TEARDOWN();
 }
 
 /* The side-band of @r again, and the records of lost data @v asks for. */

@@ -16,37 +16,26 @@
 #include "cmd.h"
 #include "swtrace_truth.h"
 #include "tools.h"
+#include "tmpdir.h"
 #include "perf_reader.h"
 
 #define MAX_THREADS	16
 
 FIXTURE(opts) {
-	char dir[64];
-	char data[128];
-	char truth[128];
+	TMPDIR_TRACE_MEMBERS;
 	char out[8192];
-	struct ipseq want, got;
 	uint32_t pid, tids[MAX_THREADS];
 	size_t nr_tids;
 };
 
 FIXTURE_SETUP(opts)
 {
-	strcpy(self->dir, "/tmp/jifl-decode-opts-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
-	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
-	memset(&self->want, 0, sizeof(self->want));
-	memset(&self->got, 0, sizeof(self->got));
+	TMPDIR_TRACE_SETUP("decode-opts");
 }
 
 FIXTURE_TEARDOWN(opts)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
-	free(self->want.v);
-	free(self->got.v);
+	TMPDIR_TRACE_TEARDOWN();
 }
 
 /* Record @prog with its truth; the traced pid and tids from the perf.data. */

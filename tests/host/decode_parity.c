@@ -33,6 +33,7 @@
 #include "perf_writer.h"
 #include "pt_encode.h"
 #include "tools.h"
+#include "tmpdir.h"
 
 #define ORG		0x100000ull
 #define JIT_PAGE	0x7f0000001000ull
@@ -194,8 +195,7 @@ FIXTURE(parity) {
 
 FIXTURE_SETUP(parity)
 {
-	strcpy(self->dir, "/tmp/jifl-decode-parity-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "decode-parity"));
 	snprintf(self->pt, sizeof(self->pt), "%s/trace.pt", self->dir);
 	snprintf(self->bin, sizeof(self->bin), "%s/code.bin", self->dir);
 	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
@@ -204,9 +204,7 @@ FIXTURE_SETUP(parity)
 
 FIXTURE_TEARDOWN(parity)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 /* Which instructions libipt's instruction flow decoder lists for @c, in *@n. */

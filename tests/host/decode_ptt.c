@@ -33,6 +33,7 @@
 #include "cmd.h"
 #include "perf_writer.h"
 #include "tools.h"
+#include "tmpdir.h"
 
 #define OUT_MAX	16384
 
@@ -385,8 +386,7 @@ FIXTURE(ptt) {
 
 FIXTURE_SETUP(ptt)
 {
-	strcpy(self->dir, "/tmp/jifl-decode-ptt-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "decode-ptt"));
 	snprintf(self->pt, sizeof(self->pt), "%s/trace.pt", self->dir);
 	snprintf(self->bin, sizeof(self->bin), "%s/code.bin", self->dir);
 	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
@@ -394,9 +394,7 @@ FIXTURE_SETUP(ptt)
 
 FIXTURE_TEARDOWN(ptt)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 /* The case's trace and code into self->pt and self->bin; the trace's size. */

@@ -12,6 +12,7 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "needs_kernel.h"
+#include "tmpdir.h"
 
 FIXTURE(guest) {
 	char dir[64];
@@ -20,13 +21,12 @@ FIXTURE(guest) {
 
 FIXTURE_SETUP(guest)
 {
-	strcpy(self->dir, "/tmp/jifl-runner-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "runner"));
 }
 
 FIXTURE_TEARDOWN(guest)
 {
-	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 /* Run the guest with a command script; returns the runner's status. */

@@ -17,6 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "tmpdir.h"
 
 #define MAKE		"make -s --no-print-directory -C " JIFL_TOP
 #define COMPLETE	JIFL_TOP "/tests/host/complete.sh"
@@ -34,13 +35,12 @@ FIXTURE(install) {
 
 FIXTURE_SETUP(install)
 {
-	strcpy(self->dir, "/tmp/jifl-install-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "install"));
 }
 
 FIXTURE_TEARDOWN(install)
 {
-	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 /* Run "make ARGS" (printf-style) at the top; its status, output in self->out. */

@@ -13,6 +13,7 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "needs_kernel.h"
+#include "tmpdir.h"
 
 static char out[65536], log_text[262144];
 
@@ -30,14 +31,14 @@ FIXTURE_TEARDOWN(guest)
 
 TEST_F_TIMEOUT(guest, warn_in_cache_names_original_functions, 300)
 {
-	char dir[] = "/tmp/jifl-warn-XXXXXX";
+	char dir[64];
 	char *trace, *end, *line;
 	FILE *f;
 	size_t n;
 	int st;
 
 	NEEDS_GUEST();
-	ASSERT_NE(NULL, mkdtemp(dir));
+	ASSERT_EQ(0, tmpdir_make(dir, sizeof(dir), "warn"));
 	ASSERT_EQ(0, cmd_run(out, sizeof(out),
 		"printf '%%s\\n' 'echo \"syscalls all\" > /proc/jifl/control'"
 		" 'echo enable > /proc/jifl/control'"
@@ -56,7 +57,7 @@ TEST_F_TIMEOUT(guest, warn_in_cache_names_original_functions, 300)
 	n = fread(log_text, 1, sizeof(log_text) - 1, f);
 	log_text[n] = '\0';
 	fclose(f);
-	cmd_run(out, sizeof(out), "rm -rf %s", dir);
+	tmpdir_remove(dir);
 
 	ASSERT_NE(NULL, strstr(log_text, "jifl: test warning from translated code"));
 	EXPECT_NE(NULL, strstr(log_text, "WARNING: CPU:"));

@@ -15,6 +15,7 @@
 #include "bbcount.h"
 #include "cmd.h"
 #include "proc_scratch.h"
+#include "tmpdir.h"
 #include "errcode.h"
 
 #define JIFLCTL		JIFL_TOP "/build/bin/jiflctl"
@@ -29,13 +30,12 @@ FIXTURE(bbcount) {
 
 FIXTURE_SETUP(bbcount)
 {
-	strcpy(self->dir, "/tmp/jifl-bbcount-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "bbcount"));
 }
 
 FIXTURE_TEARDOWN(bbcount)
 {
-	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 /* "jiflctl bbcount ARGS" on the scratch directory: its status, its output in self->out. */

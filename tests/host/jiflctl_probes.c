@@ -11,6 +11,7 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "proc_scratch.h"
+#include "tmpdir.h"
 
 #define JIFLCTL		JIFL_TOP "/build/bin/jiflctl"
 #define LISTING		"# hits address symbol handler\n" \
@@ -26,13 +27,12 @@ FIXTURE(probes) {
 
 FIXTURE_SETUP(probes)
 {
-	strcpy(self->dir, "/tmp/jifl-probes-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "probes"));
 }
 
 FIXTURE_TEARDOWN(probes)
 {
-	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 /* The scratch tool file holds @text; "jiflctl probes": its status, output in self->out. */

@@ -13,6 +13,7 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "proc_scratch.h"
+#include "tmpdir.h"
 
 #define JIFLCTL		JIFL_TOP "/build/bin/jiflctl"
 
@@ -34,13 +35,12 @@ FIXTURE(profile) {
 
 FIXTURE_SETUP(profile)
 {
-	strcpy(self->dir, "/tmp/jifl-profile-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "profile"));
 }
 
 FIXTURE_TEARDOWN(profile)
 {
-	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 /* "jiflctl profile ARGS" on the scratch directory: its status, its output in self->out. */

@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "swtrace_truth.h"
 #include "tools.h"
+#include "tmpdir.h"
 #include "fjwriter.h"
 #include "perf_writer.h"
 #include <intel-pt.h>
@@ -30,35 +31,25 @@
 #define PERF_ERROR	"instruction trace error type"
 
 FIXTURE(jitdump) {
-	char dir[64];
-	char data[128], truth[128], stream[128], fj[128], marked[128], injected[128];
+	TMPDIR_TRACE_MEMBERS;
+	char stream[128], fj[128], marked[128], injected[128];
 	char jit_dir[128];
 	char out[16384];
-	struct ipseq want, got;
 };
 
 FIXTURE_SETUP(jitdump)
 {
-	strcpy(self->dir, "/tmp/jifl-jitdump-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
-	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
+	TMPDIR_TRACE_SETUP("jitdump");
 	snprintf(self->stream, sizeof(self->stream), "%s/stream", self->dir);
 	snprintf(self->fj, sizeof(self->fj), "%s/x.fj", self->dir);
 	snprintf(self->marked, sizeof(self->marked), "%s/marked.data", self->dir);
 	snprintf(self->injected, sizeof(self->injected), "%s/injected.data", self->dir);
 	snprintf(self->jit_dir, sizeof(self->jit_dir), "%s/jit", self->dir);
-	memset(&self->want, 0, sizeof(self->want));
-	memset(&self->got, 0, sizeof(self->got));
 }
 
 FIXTURE_TEARDOWN(jitdump)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
-	free(self->want.v);
-	free(self->got.v);
+	TMPDIR_TRACE_TEARDOWN();
 }
 
 /* The emulator's records (the kernel's stream format) as a FlowJIT file. */

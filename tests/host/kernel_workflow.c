@@ -11,6 +11,7 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "needs_kernel.h"
+#include "tmpdir.h"
 
 FIXTURE(tiny) {
 	char dir[64];
@@ -20,8 +21,7 @@ FIXTURE(tiny) {
 
 FIXTURE_SETUP(tiny)
 {
-	strcpy(self->dir, "/tmp/jifl-wf-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "wf"));
 	snprintf(self->env, sizeof(self->env),
 		 "KSRC_TARBALL=%s/tiny.tar.xz KTREE=%s/tree PATCHES=%s/p",
 		 self->dir, self->dir, self->dir);
@@ -38,7 +38,7 @@ FIXTURE_SETUP(tiny)
 
 FIXTURE_TEARDOWN(tiny)
 {
-	cmd_run(self->out, sizeof(self->out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 static int wf(struct __test_metadata *_metadata, FIXTURE_DATA(tiny) *self,

@@ -22,6 +22,7 @@
 #include "cmd.h"
 #include "swtrace_truth.h"
 #include "tools.h"
+#include "tmpdir.h"
 #include "perf_data.h"
 #include "perf_reader.h"
 
@@ -41,33 +42,19 @@ struct tci_seq {
 };
 
 FIXTURE(percpu) {
-	char dir[64];
-	char data[128];
-	char truth[128];
+	TMPDIR_TRACE_MEMBERS;
 	char out[8192];
-	struct ipseq want, got;
 	struct tci_seq jifl, perf;
 };
 
 FIXTURE_SETUP(percpu)
 {
-	strcpy(self->dir, "/tmp/jifl-percpu-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
-	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
-	memset(&self->want, 0, sizeof(self->want));
-	memset(&self->got, 0, sizeof(self->got));
-	memset(&self->jifl, 0, sizeof(self->jifl));
-	memset(&self->perf, 0, sizeof(self->perf));
+	TMPDIR_TRACE_SETUP("percpu");
 }
 
 FIXTURE_TEARDOWN(percpu)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
-	free(self->want.v);
-	free(self->got.v);
+	TMPDIR_TRACE_TEARDOWN();
 	free(self->jifl.v);
 	free(self->perf.v);
 }

@@ -17,6 +17,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
+#include "tmpdir.h"
 #include "errcode.h"
 #include "perf_append.h"
 #include "perf_reader.h"
@@ -45,8 +46,7 @@ FIXTURE_SETUP(append)
 	static const uint8_t trace[64] = { 2, 0x82 };
 	struct jifl_perf_writer *w;
 
-	strcpy(self->dir, "/tmp/jifl-append-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, tmpdir_make(self->dir, sizeof(self->dir), "append"));
 	snprintf(self->in, sizeof(self->in), "%s/in.data", self->dir);
 	snprintf(self->out, sizeof(self->out), "%s/out.data", self->dir);
 	snprintf(self->mark, sizeof(self->mark), "%s/jit-%d.dump", self->dir, PID);
@@ -62,9 +62,7 @@ FIXTURE_SETUP(append)
 
 FIXTURE_TEARDOWN(append)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
+	tmpdir_remove(self->dir);
 }
 
 /* The marker MMAP2 record of self->mark, as flowjit jitdump makes it. */

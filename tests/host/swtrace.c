@@ -27,6 +27,7 @@
 #include "perf_reader.h"
 #include "swtrace_truth.h"
 #include "tools.h"
+#include "tmpdir.h"
 
 /* -DSWTRACE='"path"' tests another build (the SAN=1 one in build/bin-san). */
 #ifndef SWTRACE
@@ -75,31 +76,19 @@ static int perf_read(const char *data, struct ipseq *s, long *errors)
 }
 
 FIXTURE(swtrace) {
-	char dir[64];
-	char data[128];
-	char truth[128];
+	TMPDIR_TRACE_MEMBERS;
 	char out[8192];
-	struct ipseq want, got;
 	long errors;
 };
 
 FIXTURE_SETUP(swtrace)
 {
-	strcpy(self->dir, "/tmp/jifl-swtrace-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
-	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
-	memset(&self->want, 0, sizeof(self->want));
-	memset(&self->got, 0, sizeof(self->got));
+	TMPDIR_TRACE_SETUP("swtrace");
 }
 
 FIXTURE_TEARDOWN(swtrace)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
-	free(self->want.v);
-	free(self->got.v);
+	TMPDIR_TRACE_TEARDOWN();
 }
 
 /* Record @cmd with @opts; returns the exit status, output in self->out. */

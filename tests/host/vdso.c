@@ -28,38 +28,27 @@
 #include "cmd.h"
 #include "swtrace_truth.h"
 #include "tools.h"
+#include "tmpdir.h"
 
 #define ROUNDS	"20"
 
 FIXTURE(vdso) {
-	char dir[64];
-	char data[128];
-	char truth[128];
+	TMPDIR_TRACE_MEMBERS;
 	char cache[128];
 	char out[16384];
 	char hex[41];			/* the vDSO's build ID, as perf lists it */
 	uint64_t lo, hi;		/* where the vDSO was mapped */
-	struct ipseq want, got;
 };
 
 FIXTURE_SETUP(vdso)
 {
-	strcpy(self->dir, "/tmp/jifl-vdso-XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->data, sizeof(self->data), "%s/perf.data", self->dir);
-	snprintf(self->truth, sizeof(self->truth), "%s/truth", self->dir);
+	TMPDIR_TRACE_SETUP("vdso");
 	snprintf(self->cache, sizeof(self->cache), "%s/debug", self->dir);
-	memset(&self->want, 0, sizeof(self->want));
-	memset(&self->got, 0, sizeof(self->got));
 }
 
 FIXTURE_TEARDOWN(vdso)
 {
-	char out[256];
-
-	cmd_run(out, sizeof(out), "rm -rf %s", self->dir);
-	free(self->want.v);
-	free(self->got.v);
+	TMPDIR_TRACE_TEARDOWN();
 }
 
 /* Record PROGS @prog with @opts; the exit status, output in self->out. */
