@@ -105,7 +105,7 @@ LIBJIFL := $(B)/userspace/libjifl.a
 
 VENDORED_HEADERS := $(wildcard tests/include/*.h userspace/include/uapi/linux/*.h)
 
-$(B)/tests/host/%: tests/host/%.c $(wildcard tests/host/*.h) $(wildcard userspace/lib/*.[ch]) \
+$(B)/tests/host/%: tests/host/%.c $(wildcard tests/host/*.h) $(wildcard userspace/lib/*/*.[ch]) \
 		$(VENDORED_HEADERS) | userspace
 	@mkdir -p $(@D)
 	$(CC) $(HOST_TEST_CFLAGS) -Iuserspace/lib -o $@ $< $(LIBJIFL) -lipt -lZydis -lelf -lpthread

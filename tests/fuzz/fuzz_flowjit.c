@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "fjreader.h"
+#include "flowjit/fjreader.h"
 #include "fuzz_file.h"
-#include "jit_image.h"
+#include "flowjit/jit_image.h"
 
 #define QUERIES	16
 

@@ -12,7 +12,7 @@
 
 #include "fuzz_decode.h"
 #include "fuzz_file.h"
-#include "perf_reader.h"
+#include "perf/perf_reader.h"
 
 static uint64_t fuzz_sum;
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "fjwriter.h"
+#include "flowjit/fjwriter.h"
 
 #define PID	100
 #define PAGE_A	0x7f0000001000ull

@@ -21,8 +21,8 @@
 #include "swtrace_truth.h"
 #include "tools.h"
 #include "tmpdir.h"
-#include "perf_reader.h"
-#include "perf_writer.h"
+#include "perf/perf_reader.h"
+#include "perf/perf_writer.h"
 
 FIXTURE(lost) {
 	TMPDIR_TRACE_MEMBERS;

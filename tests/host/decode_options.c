@@ -17,7 +17,7 @@
 #include "swtrace_truth.h"
 #include "tools.h"
 #include "tmpdir.h"
-#include "perf_reader.h"
+#include "perf/perf_reader.h"
 
 #define MAX_THREADS	16
 

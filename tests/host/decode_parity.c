@@ -29,8 +29,8 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
-#include "fjwriter.h"
-#include "perf_writer.h"
+#include "flowjit/fjwriter.h"
+#include "perf/perf_writer.h"
 #include "pt_encode.h"
 #include "tools.h"
 #include "tmpdir.h"

@@ -31,7 +31,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
-#include "perf_writer.h"
+#include "perf/perf_writer.h"
 #include "tools.h"
 #include "tmpdir.h"
 

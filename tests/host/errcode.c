@@ -13,9 +13,9 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
-#include "command.h"
-#include "errcode.h"
-#include "fjreader.h"
+#include "common/command.h"
+#include "common/errcode.h"
+#include "flowjit/fjreader.h"
 
 #define BIN	JIFL_TOP "/build/bin/"
 

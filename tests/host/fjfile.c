@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The FlowJIT data file reader and writer (userspace/lib/fj*.c): a file
+ * The FlowJIT data file reader and writer (userspace/lib/flowjit/fj*.c): a file
  * written with known records reads back exactly; truncated, corrupted
  * and foreign files are refused with the right error, table-driven.
  * The library sources are compiled in: host tests link no library.
@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "errcode.h"
-#include "fjfile.h"
-#include "fjreader.h"
-#include "fjwriter.h"
+#include "common/errcode.h"
+#include "flowjit/fjfile.h"
+#include "flowjit/fjreader.h"
+#include "flowjit/fjwriter.h"
 
 #define NREC 6
 #define CMDLINE "luajit\0-e\0print(1)\0"

@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "bbcount.h"
+#include "jifl/bbcount.h"
 #include "cmd.h"
 #include "proc_scratch.h"
 #include "tmpdir.h"
-#include "errcode.h"
+#include "common/errcode.h"
 
 #define JIFLCTL		JIFL_TOP "/build/bin/jiflctl"
 #define DATA		JIFL_TOP "/tests/data/bbcount/"

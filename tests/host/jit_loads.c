@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * When flowjit jitdump has perf map each version (lib/jit_loads.c):
+ * When flowjit jitdump has perf map each version (lib/flowjit/jit_loads.c):
  * FlowJIT records and perf.data barriers in, the planned loads out, one
  * table row each. Perf time is the TSC here, so a load "just after" a
  * time is one tick later.
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "jit_loads.h"
+#include "flowjit/jit_loads.h"
 
 #define PAGE0	0x7f0000000000ull
 #define ADDR(p)	(PAGE0 + (uint64_t)(p) * FLOWJIT_PAGE_SIZE)

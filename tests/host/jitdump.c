@@ -22,8 +22,8 @@
 #include "swtrace_truth.h"
 #include "tools.h"
 #include "tmpdir.h"
-#include "fjwriter.h"
-#include "perf_writer.h"
+#include "flowjit/fjwriter.h"
+#include "perf/perf_writer.h"
 #include <intel-pt.h>
 
 #define FLOWJIT		JIFL_TOP "/build/bin/flowjit"

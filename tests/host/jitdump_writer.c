@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "errcode.h"
-#include "jitdump_writer.h"
+#include "common/errcode.h"
+#include "flowjit/jitdump_writer.h"
 
 static uint32_t u32(const uint8_t *p)
 {

@@ -23,8 +23,8 @@
 #include "swtrace_truth.h"
 #include "tools.h"
 #include "tmpdir.h"
-#include "perf_data.h"
-#include "perf_reader.h"
+#include "perf/perf_data.h"
+#include "perf/perf_reader.h"
 
 /* Seconds a test that records may take: single-stepping, on a loaded machine. */
 #define RECORD_TIMEOUT	300

@@ -18,10 +18,10 @@
 #include "kselftest_harness.h"
 #include "cmd.h"
 #include "tmpdir.h"
-#include "errcode.h"
-#include "perf_append.h"
-#include "perf_reader.h"
-#include "perf_writer.h"
+#include "common/errcode.h"
+#include "perf/perf_append.h"
+#include "perf/perf_reader.h"
+#include "perf/perf_writer.h"
 
 #define PID		4194002		/* a process of the perf.data only */
 #define MARK_TIME	1500000123ull

@@ -24,7 +24,7 @@
 
 #include "kselftest_harness.h"
 #include "cmd.h"
-#include "perf_reader.h"
+#include "perf/perf_reader.h"
 #include "swtrace_truth.h"
 #include "tools.h"
 #include "tmpdir.h"

@@ -13,10 +13,10 @@
 #include <linux/perf_event.h>
 
 #include "kselftest_harness.h"
-#include "errcode.h"
-#include "perf_reader.h"
-#include "perf_writer.h"
-#include "tsc_conv.h"
+#include "common/errcode.h"
+#include "perf/perf_reader.h"
+#include "perf/perf_writer.h"
+#include "perf/tsc_conv.h"
 
 #define TIME_ZERO	5000000000ull
 #define TIME_SHIFT	10

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "adopted.h"
-#include "errcode.h"
+#include "common/errcode.h"
 
 static size_t slot_of(const struct jifl_adopted_table *t, uint64_t page)
 {

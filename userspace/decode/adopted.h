@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jit_image.h"
+#include "flowjit/jit_image.h"
 
 struct jifl_adopted {
 	uint64_t page;

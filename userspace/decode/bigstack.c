@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "bigstack.h"
-#include "errcode.h"
+#include "common/errcode.h"
 
 int jifl_bigstack_create(pthread_t *t, void *(*fn)(void *), void *arg)
 {

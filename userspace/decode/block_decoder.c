@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "block_walk.h"
-#include "errcode.h"
+#include "common/errcode.h"
 #include "run.h"
 
 static void *blk_alloc(const struct pt_config *cfg, struct pt_image *image)

@@ -3,10 +3,10 @@
 #include <string.h>
 #include <Zydis/Zydis.h>
 
-#include "array.h"
+#include "common/array.h"
 #include "block_walk.h"
-#include "branch.h"
-#include "errcode.h"
+#include "common/branch.h"
+#include "common/errcode.h"
 #include "ild.h"
 
 /* The instructions from a block start in a file section, as far as seen. */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "cpu_threads.h"
-#include "errcode.h"
+#include "common/errcode.h"
 
 /* From @time on, @cpu runs @pid/@tid; @seq: file order, for equal times. */
 struct entry {

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "perf_reader.h"
+#include "perf/perf_reader.h"
 
 struct jifl_cpu_threads;
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "run.h"
 
 enum qdec_state { QD_OPEN, QD_SYNC, QD_STEP, QD_CLOSE, QD_DONE };

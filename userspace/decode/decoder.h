@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <intel-pt.h>
 
-#include "perf_reader.h"
+#include "perf/perf_reader.h"
 #include "process.h"
 #include "threads.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "fields.h"
 
 static const char *const names[JIFL_NR_FIELDS] = {

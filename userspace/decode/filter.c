@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "filter.h"
-#include "number.h"
+#include "common/number.h"
 
 #define NS_PER_SEC	1000000000ull
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "ild.h"
 
 /* PSB, MODE.EXEC, FUP with a full IP, PSBEND: the same size whatever the IP. */

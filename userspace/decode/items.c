@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "common/array.h"
 #include "items.h"
 
 struct jifl_item *jifl_items_push(struct jifl_items *q)

@@ -5,8 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "jit_file.h"
 
 int jifl_jit_version_is_last(const struct jifl_jit_image *img,

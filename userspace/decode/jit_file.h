@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jit_image.h"
+#include "flowjit/jit_image.h"
 
 struct jifl_jit_file_page {
 	uint32_t pid;

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "perf_reader.h"
+#include "perf/perf_reader.h"
 
 #define JIFL_LOSS_MSG	128
 #define JIFL_LOSSES_MAX	6

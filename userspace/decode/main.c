@@ -11,16 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "fields.h"
 #include "filter.h"
 #include "losses.h"
-#include "number.h"
+#include "common/number.h"
 #include "printer.h"
 #include "progress.h"
 #include "ptconfig.h"
 #include "session.h"
-#include "version.h"
+#include "common/version.h"
 
 #define MAX_FILES	64
 

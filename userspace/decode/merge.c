@@ -10,7 +10,7 @@
  */
 #include <stdlib.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "items.h"
 #include "run.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "bigstack.h"
-#include "errcode.h"
+#include "common/errcode.h"
 #include "items.h"
 #include "parallel.h"
 #include "run.h"

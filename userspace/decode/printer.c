@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "disasm.h"
-#include "errcode.h"
+#include "common/disasm.h"
+#include "common/errcode.h"
 #include "gaps.h"
 #include "line.h"
 #include "printer.h"

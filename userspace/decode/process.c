@@ -7,9 +7,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "common/array.h"
 #include "block_walk.h"
-#include "errcode.h"
+#include "common/errcode.h"
 #include "process.h"
 
 #define PAGE_MASK	(~(uint64_t)(FLOWJIT_PAGE_SIZE - 1))

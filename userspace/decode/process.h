@@ -18,9 +18,9 @@
 
 #include "adopted.h"
 #include "jit_file.h"
-#include "jit_image.h"
-#include "perf_data.h"
-#include "symtab.h"
+#include "flowjit/jit_image.h"
+#include "perf/perf_data.h"
+#include "common/symtab.h"
 #include "tsc_index.h"
 
 /* One read of JIT memory by the decoder: an instruction's bytes. */

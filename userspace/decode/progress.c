@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "progress.h"
 
 #define INTERVAL_NS	250000000ull	/* at most 4 updates a second */

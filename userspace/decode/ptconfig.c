@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
-#include "errcode.h"
-#include "number.h"
-#include "perf_cpuid.h"
+#include "common/errcode.h"
+#include "common/number.h"
+#include "perf/perf_cpuid.h"
 #include "ptconfig.h"
 
 static void cpu_from_cpuid(struct pt_cpu *cpu, const struct jifl_perf_cpuid *id)

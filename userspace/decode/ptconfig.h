@@ -12,7 +12,7 @@
 
 #include <intel-pt.h>
 
-#include "perf_reader.h"
+#include "perf/perf_reader.h"
 
 /* The address filter's fields, as ptxed's options name them. */
 enum jifl_filter_field { JIFL_FILTER_CFG, JIFL_FILTER_A, JIFL_FILTER_B };

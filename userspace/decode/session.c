@@ -7,12 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "bigstack.h"
-#include "buildid_cache.h"
+#include "perf/buildid_cache.h"
 #include "cpu_threads.h"
-#include "fjreader.h"
+#include "flowjit/fjreader.h"
 #include "jit_file.h"
 #include "parallel.h"
 #include "ptconfig.h"

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <intel-pt.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "tsc_index.h"
 
 static int push(struct jifl_tsc_index *ix, size_t *cap, uint64_t tsc)

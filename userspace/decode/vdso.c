@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build_id.h"
-#include "buildid_cache.h"
-#include "errcode.h"
+#include "common/build_id.h"
+#include "perf/buildid_cache.h"
+#include "common/errcode.h"
 #include "vdso.h"
 
 #define VDSO_NAME	"[vdso]"

@@ -3,7 +3,7 @@
  * The vDSO's code for the decoder. The perf.data names the build ID of
  * the vDSO that ran ("[vdso]" in its BUILD_ID feature); the image is
  * where "perf record" and jifl-swtrace put it, and where perf script
- * looks, in the build-id cache (lib/buildid_cache.h). Where the cache
+ * looks, in the build-id cache (lib/perf/buildid_cache.h). Where the cache
  * lacks it, this system's own vDSO stands in if it has that build ID, or
  * if the file names none (as perf script does then), through a
  * temporary copy, since libipt reads code from files.
@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "perf_reader.h"
+#include "perf/perf_reader.h"
 
 struct jifl_vdso {
 	char path[4096];	/* the image to decode with; "" if none */

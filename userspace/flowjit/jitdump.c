@@ -18,15 +18,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "array.h"
-#include "errcode.h"
-#include "fjreader.h"
-#include "jit_image.h"
-#include "jit_loads.h"
+#include "common/array.h"
+#include "common/errcode.h"
+#include "flowjit/fjreader.h"
+#include "flowjit/jit_image.h"
+#include "flowjit/jit_loads.h"
 #include "jitdump.h"
-#include "jitdump_writer.h"
-#include "perf_append.h"
-#include "perf_reader.h"
+#include "flowjit/jitdump_writer.h"
+#include "perf/perf_append.h"
+#include "perf/perf_reader.h"
 
 #define PROG "flowjit: jitdump"
 /* An MMAP2 record with a path and its trailer. */

@@ -10,10 +10,10 @@
 #include <linux/flowjit.h>
 
 #include "jitdump.h"
-#include "number.h"
+#include "common/number.h"
 #include "record.h"
 #include "report.h"
-#include "version.h"
+#include "common/version.h"
 
 #define PROG "flowjit"
 #define EXIT_USAGE 2

@@ -26,12 +26,12 @@
 #include <unistd.h>
 #include <linux/prctl.h>
 
-#include "array.h"
-#include "errcode.h"
-#include "fjproc.h"
-#include "fjwriter.h"
+#include "common/array.h"
+#include "common/errcode.h"
+#include "flowjit/fjproc.h"
+#include "flowjit/fjwriter.h"
 #include "record.h"
-#include "tsc_conv.h"
+#include "perf/tsc_conv.h"
 
 #define PROG "flowjit"
 

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "array.h"
-#include "errcode.h"
-#include "fjfile.h"
-#include "fjreader.h"
+#include "common/array.h"
+#include "common/errcode.h"
+#include "flowjit/fjfile.h"
+#include "flowjit/fjreader.h"
 #include "report.h"
 
 #define PROG "flowjit"

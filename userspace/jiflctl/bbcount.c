@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bbcount.h"
+#include "jifl/bbcount.h"
 #include "ctl.h"
-#include "errcode.h"
-#include "jiflproc.h"
+#include "common/errcode.h"
+#include "jifl/jiflproc.h"
 #include "report.h"
 
 #define NOT_BBCOUNT	"the active tool is not bbcount (" PROG " tool bbcount)"

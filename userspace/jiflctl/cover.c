@@ -15,10 +15,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "common/array.h"
 #include "ctl.h"
-#include "errcode.h"
-#include "jiflproc.h"
+#include "common/errcode.h"
+#include "jifl/jiflproc.h"
 
 /* kcov's ioctls (include/uapi/linux/kcov.h) */
 #define KCOV_INIT_TRACE		_IOR('c', 1, unsigned long)

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "errcode.h"
-#include "jiflproc.h"
+#include "common/errcode.h"
+#include "jifl/jiflproc.h"
 #include "report.h"
 
 /* The first line of the probe tool's listing, /proc/jifl/tool. */

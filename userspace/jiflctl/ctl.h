@@ -5,7 +5,7 @@
 
 #include <sys/types.h>
 
-#include "jiflproc.h"
+#include "jifl/jiflproc.h"
 
 #define PROG		"jiflctl"
 #define EXIT_USAGE	2

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "errcode.h"
-#include "number.h"
-#include "version.h"
+#include "common/errcode.h"
+#include "common/number.h"
+#include "common/version.h"
 
 static void usage(FILE *f)
 {

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "errcode.h"
-#include "jiflproc.h"
+#include "common/errcode.h"
+#include "jifl/jiflproc.h"
 
 #define PROFILE_HEADER	"# profile: "
 

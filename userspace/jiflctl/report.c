@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "sysset.h"
+#include "jifl/sysset.h"
 
 /* Counters the kernel has now; others are shown without a description. */
 static const struct {

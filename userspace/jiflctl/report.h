@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-#include "bbcount.h"
-#include "jiflproc.h"
+#include "jifl/bbcount.h"
+#include "jifl/jiflproc.h"
 
 void report_status(FILE *f, const struct jifl_proc_control *c,
 		   const struct jifl_proc_stats *s);

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "errcode.h"
+#include "common/errcode.h"
 #include "report.h"
 
 static void __attribute__((noreturn)) child(int go[2], char *const argv[],

@@ -4,7 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "fault_counter.h"
 
 /* The count (read_format 0: one u64); an unreadable counter stays put. */

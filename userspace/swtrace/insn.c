@@ -2,8 +2,8 @@
 #include <Zydis/Zydis.h>
 #include <string.h>
 
-#include "branch.h"
-#include "errcode.h"
+#include "common/branch.h"
+#include "common/errcode.h"
 #include "insn.h"
 
 static bool is_relative(const ZydisDecodedInstruction *zi)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "insn.h"
 
 #define CACHE_BITS	16

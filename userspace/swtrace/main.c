@@ -12,12 +12,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buildid_cache.h"
-#include "errcode.h"
-#include "number.h"
+#include "perf/buildid_cache.h"
+#include "common/errcode.h"
+#include "common/number.h"
 #include "recorder.h"
 #include "tracer.h"
-#include "version.h"
+#include "common/version.h"
 
 #define PROG "jifl-swtrace"
 

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "maps.h"
 
 void jifl_maps_init(struct jifl_maps *m, int pid)

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perf_writer.h"
+#include "perf/perf_writer.h"
 
 struct jifl_maps {
 	int pid;

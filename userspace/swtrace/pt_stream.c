@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "pt_stream.h"
 
 /* Room kept free for the largest packet group (a PSB+ is 16+8+2+9+2). */

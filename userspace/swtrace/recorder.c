@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "build_id.h"
-#include "errcode.h"
-#include "perf_data.h"
+#include "common/array.h"
+#include "common/build_id.h"
+#include "common/errcode.h"
+#include "perf/perf_data.h"
 #include "recorder.h"
 #include "vdso.h"
 

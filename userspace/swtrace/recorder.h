@@ -15,7 +15,7 @@
 
 #include "insn.h"
 #include "maps.h"
-#include "perf_writer.h"
+#include "perf/perf_writer.h"
 #include "pt_stream.h"
 #include "truth.h"
 
@@ -76,7 +76,7 @@ struct jifl_recorder {
 	uint64_t leaves;	/* asynchronous exits (faults, signals) */
 	uint64_t bytes;		/* bytes of packets */
 	const char *bad_path;	/* the file jifl_recorder_open() could not create */
-	/* The first failure to keep the vDSO (lib/buildid_cache.h). */
+	/* The first failure to keep the vDSO (lib/perf/buildid_cache.h). */
 	int vdso_err;
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "sched.h"
 
 int jifl_sched_init(struct jifl_sched *s, uint32_t nr_cpus, uint64_t slice)

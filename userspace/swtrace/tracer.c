@@ -45,8 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "fault_counter.h"
 #include "sched.h"
 #include "tracer.h"

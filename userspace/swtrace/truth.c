@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "truth.h"
 
 int jifl_truth_open(struct jifl_truth *t, const char *path)

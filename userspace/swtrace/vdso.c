@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "build_id.h"
-#include "buildid_cache.h"
-#include "errcode.h"
+#include "common/build_id.h"
+#include "perf/buildid_cache.h"
+#include "common/errcode.h"
 #include "vdso.h"
 
 /* The kernel maps a vDSO of a few pages; anything larger is not one. */

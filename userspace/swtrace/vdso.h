@@ -2,13 +2,13 @@
 /*
  * The vDSO of a traced process, kept as "perf record" keeps it: its
  * build ID in the BUILD_ID feature of the perf.data under the name
- * "[vdso]", its image in the build-id cache (lib/buildid_cache.h), where
+ * "[vdso]", its image in the build-id cache (lib/perf/buildid_cache.h), where
  * perf script and jifl-decode look for it.
  */
 #ifndef JIFL_SWTRACE_VDSO_H
 #define JIFL_SWTRACE_VDSO_H
 
-#include "perf_writer.h"
+#include "perf/perf_writer.h"
 
 #define JIFL_VDSO_NAME	"[vdso]"
 

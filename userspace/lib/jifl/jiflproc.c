@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "command.h"
-#include "errcode.h"
+#include "common/command.h"
+#include "common/errcode.h"
 #include "jiflproc.h"
-#include "number.h"
+#include "common/number.h"
 
 int jifl_proc_path(const char *name, char *buf, size_t size)
 {

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "common/array.h"
 #include "bbcount.h"
-#include "errcode.h"
-#include "number.h"
+#include "common/errcode.h"
+#include "common/number.h"
 
 int jifl_bbcount_is(const char *text)
 {

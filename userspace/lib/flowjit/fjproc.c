@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "command.h"
-#include "errcode.h"
+#include "common/command.h"
+#include "common/errcode.h"
 #include "fjproc.h"
 
 /* Many records per read(): the kernel ring drains fast. */

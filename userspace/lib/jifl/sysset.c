@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errcode.h"
-#include "number.h"
+#include "common/errcode.h"
+#include "common/number.h"
 #include "sysset.h"
 
 /* Indexed by number; generated from <asm/unistd_64.h> (userspace/Makefile). */

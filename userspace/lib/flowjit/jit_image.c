@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "jit_image.h"
 
 #define PAGE_MASK	(~(uint64_t)(FLOWJIT_PAGE_SIZE - 1))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "fjfile.h"
 
 static const char * const type_names[FLOWJIT_EV_MAX] = {

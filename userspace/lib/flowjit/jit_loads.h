@@ -31,8 +31,8 @@
 #include <stdint.h>
 
 #include "jit_image.h"
-#include "perf_reader.h"
-#include "tsc_conv.h"
+#include "perf/perf_reader.h"
+#include "perf/tsc_conv.h"
 
 /* Bytes an instruction that starts on a page can reach past its end. */
 #define JIFL_JIT_LOAD_TAIL	15

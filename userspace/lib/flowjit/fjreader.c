@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "fjreader.h"
 
 struct jifl_fjreader {

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "perf_queues.h"
 #include "perf_reader.h"
 #include "perf_sample_id.h"

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build_id.h"
+#include "common/build_id.h"
 #include "buildid_cache.h"
-#include "errcode.h"
+#include "common/errcode.h"
 
 #define VDSO_NAME	"[vdso]"
 #define VDSO_FILE	"vdso"

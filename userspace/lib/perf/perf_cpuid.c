@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "errcode.h"
-#include "number.h"
+#include "common/errcode.h"
+#include "common/number.h"
 #include "perf_cpuid.h"
 
 void jifl_perf_cpuid_read(struct jifl_perf_cpuid *id)

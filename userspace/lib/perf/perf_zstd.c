@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <zstd.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "perf_zstd.h"
 
 struct jifl_perf_zstd {

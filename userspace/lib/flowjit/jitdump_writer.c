@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "jitdump_writer.h"
 
 struct jifl_jitdump {

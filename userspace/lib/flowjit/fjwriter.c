@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "fjwriter.h"
 
 struct jifl_fjwriter {

@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "perf_append.h"
 #include "perf_data.h"
 #include "perf_sample_id.h"

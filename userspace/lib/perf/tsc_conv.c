@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "errcode.h"
+#include "common/errcode.h"
 #include "tsc_conv.h"
 
 #define SEQ_TRIES	10000	/* as perf's perf_read_tsc_conversion() */

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "perf_queues.h"
 
 /* Where the queue's data lost some: sorted, each once. */

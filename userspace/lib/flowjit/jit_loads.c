@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/errcode.h"
 #include "jit_loads.h"
 
 struct versions {

@@ -24,9 +24,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "build_id.h"
-#include "errcode.h"
+#include "common/array.h"
+#include "common/build_id.h"
+#include "common/errcode.h"
 #include "perf_cpuid.h"
 #include "perf_data.h"
 #include "perf_writer.h"
