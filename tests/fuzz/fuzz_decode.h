@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "session.h"
+#include "session_decode.h"
 
 struct fuzz_sink {
 	uint64_t insns, sum, gaps;

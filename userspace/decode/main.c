@@ -19,7 +19,7 @@
 #include "printer.h"
 #include "progress.h"
 #include "ptconfig.h"
-#include "session.h"
+#include "session_decode.h"
 #include "common/version.h"
 
 #define MAX_FILES	64

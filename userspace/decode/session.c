@@ -9,48 +9,17 @@
 
 #include "common/array.h"
 #include "common/errcode.h"
-#include "bigstack.h"
 #include "perf/buildid_cache.h"
 #include "cpu_threads.h"
-#include "flowjit/fjreader.h"
 #include "jit_file.h"
-#include "parallel.h"
 #include "ptconfig.h"
 #include "rawmem.h"
 #include "run.h"
-#include "session.h"
+#include "session_internal.h"
 #include "threads.h"
 #include "vdso.h"
 
-/* FlowJIT and perf times come from the same TSC; allow for rounding only. */
-#define TIME_SLACK_NS	1000000
-
-struct jifl_session {
-	struct jifl_perf_reader *perf;		/* NULL in raw mode */
-	struct jifl_jit_image *jit;		/* NULL without FlowJIT data */
-	struct pt_config pt;			/* the processor (ptconfig.h) */
-	/* Of every section; one for the sessions jifl_session_reopen() makes. */
-	struct pt_image_section_cache *isc;
-	int shares_isc;				/* the first session's */
-	/* The JIT pages that are sections: the first session's, maybe its own. */
-	const struct jifl_jit_file *jit_file;
-	struct jifl_jit_file *own_jit_file;
-	struct jifl_process **procs;		/* one per traced pid (or the raw one) */
-	size_t nr_procs, cap_procs;
-	struct jifl_threads *threads;
-	struct jifl_cpu_threads *cpus;		/* per CPU: what ran where when */
-	uint8_t *raw_pt;			/* raw mode trace */
-	size_t raw_size;
-	struct jifl_rawmem *rawmem;		/* raw mode memory */
-	char buildid_dir[4096];			/* perf's build-id cache */
-	char *perf_path, *fj_path;		/* to open it again (parallel.c) */
-	struct jifl_vdso vdso;			/* the vDSO's image */
-	int vdso_looked;			/* for it, once */
-	char **warnings;
-	size_t nr_warnings, cap_warnings;
-};
-
-static void say(char *msg, size_t len, const char *fmt, ...)
+void jifl_session_say(char *msg, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,7 +28,7 @@ static void say(char *msg, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void warn(struct jifl_session *s, const char *fmt, ...)
+void jifl_session_warn(struct jifl_session *s, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -74,212 +43,9 @@ static void warn(struct jifl_session *s, const char *fmt, ...)
 		s->nr_warnings++;
 }
 
-static struct jifl_process *find_proc(struct jifl_session *s, uint32_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_procs; i++)
-		if (s->procs[i]->pid == pid)
-			return s->procs[i];
-	return NULL;
-}
-
 static struct jifl_process *proc_of(void *ctx, uint32_t pid)
 {
-	return find_proc(ctx, pid);
-}
-
-static int new_proc(struct jifl_session *s, uint32_t pid, struct jifl_process **pp)
-{
-	int err = jifl_array_room(s->procs, s->nr_procs, s->cap_procs);
-
-	if (!err)
-		err = jifl_process_new(&s->procs[s->nr_procs], pid, s->jit);
-	if (err)
-		return err;
-	*pp = s->procs[s->nr_procs++];
-	return 0;
-}
-
-/* The vDSO's code at @m in @p, from the image found the first time. */
-static int add_vdso(struct jifl_session *s, struct jifl_process *p,
-		    const struct jifl_perf_mmap2 *m)
-{
-	char msg[1024];
-
-	if (!s->vdso_looked) {
-		s->vdso_looked = 1;
-		if (jifl_vdso_find(&s->vdso, s->perf, s->buildid_dir, msg, sizeof(msg)))
-			warn(s, "%s", msg);
-	}
-	if (!s->vdso.path[0])
-		return 0;
-	return jifl_process_add_file(p, s->isc, s->vdso.path, 0, m->len, m->addr);
-}
-
-/* A process @pid, unless there is one. */
-static int want_proc(struct jifl_session *s, uint32_t pid)
-{
-	struct jifl_process *p;
-
-	return find_proc(s, pid) ? 0 : new_proc(s, pid, &p);
-}
-
-/*
- * The processes a per-CPU trace may have run: those its ITRACE_START
- * and switch records name, but the idle task.
- */
-static int per_cpu_procs(struct jifl_session *s)
-{
-	const struct jifl_perf_switch_rec *w;
-	const struct jifl_perf_task *t;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; !err && (t = jifl_perf_reader_task(s->perf, i)); i++)
-		if (t->type == PERF_RECORD_ITRACE_START)
-			err = want_proc(s, t->pid);
-	for (i = 0; !err && (w = jifl_perf_reader_switch(s->perf, i)); i++) {
-		if (w->sw.pid && w->sw.pid != (uint32_t)-1)
-			err = want_proc(s, w->sw.pid);
-		if (!err && w->sw.type == PERF_RECORD_SWITCH_CPU_WIDE && w->sw.next_prev_pid &&
-		    w->sw.next_prev_pid != (uint32_t)-1)
-			err = want_proc(s, w->sw.next_prev_pid);
-	}
-	return err;
-}
-
-/* A process for every traced pid, with the code its MMAP2 records name. */
-static int make_procs(struct jifl_session *s)
-{
-	const struct jifl_perf_queue *q;
-	const struct jifl_perf_map *m;
-	struct jifl_process *p;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; !err && (q = jifl_perf_reader_queue(s->perf, i)); i++)
-		err = want_proc(s, q->pid);
-	if (!err)
-		err = per_cpu_procs(s);
-	if (err)
-		return err;
-	/* In file order, i.e. time order: a later mapping replaces an earlier one. */
-	for (i = 0; (m = jifl_perf_reader_map(s->perf, i)); i++) {
-		p = find_proc(s, m->m.pid);
-		if (!p)
-			continue;
-		if (!strcmp(m->m.filename, "[vdso]"))
-			err = add_vdso(s, p, &m->m);
-		else
-			err = jifl_process_add_map(p, s->isc, &m->m);
-		if (err == -jifl_err_nomem)
-			return err;
-		if (err < 0)
-			warn(s, "cannot read '%s' (mapped at 0x%" PRIx64 "): %s; its code cannot be decoded",
-			     m->m.filename, m->m.addr, jifl_strerror(err));
-	}
-	return 0;
-}
-
-/* The span of perf times of the side-band records. */
-static void perf_span(const struct jifl_perf_reader *r, uint64_t *lo, uint64_t *hi)
-{
-	const struct jifl_perf_task *t;
-	size_t i;
-
-	*lo = UINT64_MAX;
-	*hi = 0;
-	for (i = 0; (t = jifl_perf_reader_task(r, i)); i++) {
-		if (!t->time)
-			continue;
-		if (t->time < *lo)
-			*lo = t->time;
-		if (t->time > *hi)
-			*hi = t->time;
-	}
-}
-
-/*
- * The JIT pages' last versions as sections of one memory file, written
- * by the first session, mapped by all. Without one (no memfd, no /proc)
- * libipt's read callback reads them, as the other versions.
- */
-static int add_jit_sections(struct jifl_session *s)
-{
-	size_t i;
-	int err = 0;
-
-	if (!s->jit_file)
-		err = jifl_jit_file_new(&s->own_jit_file, s->jit);
-	if (err)
-		return err == -jifl_err_nomem ? err : 0;
-	if (!s->jit_file)
-		s->jit_file = s->own_jit_file;
-	for (i = 0; !err && i < s->nr_procs; i++)
-		err = jifl_process_add_jit(s->procs[i], s->isc, s->jit_file);
-	return err;
-}
-
-/*
- * Read the FlowJIT file into the JIT image. Its snapshots must belong to
- * the trace: a traced pid, and a time inside the trace's.
- */
-static int load_flowjit(struct jifl_session *s, const char *path, char *msg, size_t len)
-{
-	const struct jifl_tsc_conv *tc = &jifl_perf_reader_info(s->perf)->tc;
-	uint64_t lo, hi, t, execs = 0, matched = 0;
-	struct jifl_jit_image_stats st;
-	struct jifl_fjreader *r;
-	struct flowjit_event ev;
-	const void *page;
-	int ret;
-
-	ret = jifl_fjreader_open(&r, path);
-	if (ret) {
-		say(msg, len, "--flowjit: cannot read '%s': %s", path, jifl_strerror(ret));
-		return ret;
-	}
-	perf_span(s->perf, &lo, &hi);
-	while (!ret && (ret = jifl_fjreader_next(r, &ev, &page)) > 0) {
-		ret = jifl_jit_image_add_event(s->jit, &ev, page);
-		if (ev.type != FLOWJIT_EV_EXEC)
-			continue;
-		execs++;
-		t = jifl_tsc_conv_to_time(tc, ev.tsc);
-		matched += find_proc(s, ev.pid) && t + TIME_SLACK_NS >= lo &&
-			   t <= hi + TIME_SLACK_NS;
-	}
-	if (ret < 0) {
-		say(msg, len, "--flowjit: '%s': %s at offset %" PRIu64, path, jifl_strerror(ret),
-		    jifl_fjreader_offset(r));
-	} else if (execs && !matched) {
-		ret = -jifl_err_mismatch;
-		say(msg, len, "--flowjit: '%s' is not from the run of the trace: none of its %"
-		    PRIu64 " code snapshots is of a traced process at a traced time",
-		    path, execs);
-	} else if (execs != matched) {
-		warn(s, "--flowjit: %" PRIu64 " of %" PRIu64
-		     " code snapshots are of processes or times outside the trace",
-		     execs - matched, execs);
-	}
-	jifl_fjreader_close(r);
-	if (ret < 0)
-		return ret;
-	ret = add_jit_sections(s);
-	if (ret) {
-		say(msg, len, "%s", jifl_strerror(ret));
-		return ret;
-	}
-	jifl_jit_image_stats(s->jit, &st);
-	if (st.lost)
-		warn(s, "--flowjit: the kernel dropped %" PRIu64
-		     " records: JIT code may decode wrongly or not at all", st.lost);
-	if (st.pinned)
-		warn(s, "--flowjit: %" PRIu64 " code snapshots are of pages pinned for DMA or"
-		     " kernel access, whose writes FlowJIT cannot see: their code may"
-		     " decode wrongly", st.pinned);
-	return 0;
+	return jifl_session_process(ctx, pid);
 }
 
 /*
@@ -311,15 +77,15 @@ static void warn_unfinished(struct jifl_session *s, const char *path)
 	const struct jifl_perf_info *info = jifl_perf_reader_info(s->perf);
 
 	if (info->pipe && info->cut_at)
-		warn(s, "'%s': written to a pipe, its last record cut off at offset %" PRIu64
-		     " (was the recorder killed?)", path, info->cut_at);
+		jifl_session_warn(s, "'%s': written to a pipe, its last record cut off at offset %"
+				  PRIu64 " (was the recorder killed?)", path, info->cut_at);
 	else if (info->cut_at)
-		warn(s, "'%s': unfinished (data size 0 in its header: was the recorder killed?); "
-		     "read to the end of the file, whose last record is cut off at offset %"
-		     PRIu64, path, info->cut_at);
+		jifl_session_warn(s, "'%s': unfinished (data size 0 in its header: was the "
+				  "recorder killed?); read to the end of the file, whose last "
+				  "record is cut off at offset %" PRIu64, path, info->cut_at);
 	else if (info->unfinished)
-		warn(s, "'%s': unfinished (data size 0 in its header: was the recorder killed?); "
-		     "read to the end of the file", path);
+		jifl_session_warn(s, "'%s': unfinished (data size 0 in its header: was the "
+				  "recorder killed?); read to the end of the file", path);
 }
 
 static int session_open(struct jifl_session **sp, const char *perf_path,
@@ -333,36 +99,37 @@ static int session_open(struct jifl_session **sp, const char *perf_path,
 
 	err = session_new(&s, isc);
 	if (err) {
-		say(msg, len, "%s", jifl_strerror(err));
+		jifl_session_say(msg, len, "%s", jifl_strerror(err));
 		return err;
 	}
 	s->jit_file = jit_file;
 	err = jifl_buildid_cache_dir(buildid_dir, s->buildid_dir, sizeof(s->buildid_dir));
 	if (err) {
-		say(msg, len, "--buildid-dir: the path is too long");
+		jifl_session_say(msg, len, "--buildid-dir: the path is too long");
 		jifl_session_close(s);
 		return err;
 	}
 	s->perf_path = strdup(perf_path);
 	s->fj_path = fj_path ? strdup(fj_path) : NULL;
 	if (!s->perf_path || (fj_path && !s->fj_path)) {
-		say(msg, len, "%s", jifl_strerror(-jifl_err_nomem));
+		jifl_session_say(msg, len, "%s", jifl_strerror(-jifl_err_nomem));
 		jifl_session_close(s);
 		return -jifl_err_nomem;
 	}
 	err = jifl_perf_reader_open(&s->perf, perf_path, &off);
 	if (err == -jifl_err_nosupp)
-		say(msg, len, "'%s': no Intel PT trace in it (no intel_pt AUXTRACE_INFO)",
-		    perf_path);
+		jifl_session_say(msg, len, "'%s': no Intel PT trace in it (no intel_pt "
+				 "AUXTRACE_INFO)", perf_path);
 	else if (err == -jifl_err_format || err == -jifl_err_truncated)
-		say(msg, len, "'%s': %s at offset %" PRIu64, perf_path, jifl_strerror(err), off);
+		jifl_session_say(msg, len, "'%s': %s at offset %" PRIu64, perf_path,
+				 jifl_strerror(err), off);
 	else if (err)
-		say(msg, len, "cannot read '%s': %s", perf_path, jifl_strerror(err));
+		jifl_session_say(msg, len, "cannot read '%s': %s", perf_path, jifl_strerror(err));
 	if (!err && !jifl_perf_reader_nr_queues(s->perf)) {
 		err = -jifl_err_format;
-		say(msg, len, "'%s': the trace is empty (no AUXTRACE data%s)", perf_path,
-		    jifl_perf_reader_info(s->perf)->unfinished ?
-		    " in an unfinished file: data size 0 in its header" : "");
+		jifl_session_say(msg, len, "'%s': the trace is empty (no AUXTRACE data%s)",
+				 perf_path, jifl_perf_reader_info(s->perf)->unfinished ?
+				 " in an unfinished file: data size 0 in its header" : "");
 	}
 	if (!err) {
 		warn_unfinished(s, perf_path);
@@ -373,18 +140,18 @@ static int session_open(struct jifl_session **sp, const char *perf_path,
 	if (!err && fj_path) {
 		err = jifl_jit_image_new(&s->jit);
 		if (err)
-			say(msg, len, "%s", jifl_strerror(err));
+			jifl_session_say(msg, len, "%s", jifl_strerror(err));
 	}
 	/* Processes first: the FlowJIT check looks for traced pids. */
 	if (!err) {
-		err = make_procs(s);
+		err = jifl_session_make_procs(s);
 		if (!err)
 			err = jifl_cpu_threads_new(&s->cpus, s->perf);
 		if (err)
-			say(msg, len, "%s", jifl_strerror(err));
+			jifl_session_say(msg, len, "%s", jifl_strerror(err));
 	}
 	if (!err && fj_path)
-		err = load_flowjit(s, fj_path, msg, len);
+		err = jifl_session_load_flowjit(s, fj_path, msg, len);
 	if (err) {
 		jifl_session_close(s);
 		return err;
@@ -410,11 +177,11 @@ int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
 
 	err = session_new(&s, NULL);
 	if (!err)
-		err = new_proc(s, 0, &p);
+		err = jifl_session_new_process(s, 0, &p);
 	if (!err)
 		err = jifl_rawmem_new(&s->rawmem, p, s->isc);
 	if (err) {
-		say(msg, len, "%s", jifl_strerror(err));
+		jifl_session_say(msg, len, "%s", jifl_strerror(err));
 		jifl_session_close(s);
 		return err;
 	}
@@ -422,10 +189,11 @@ int jifl_session_open_raw(struct jifl_session **sp, const char *pt_path,
 	if (!f || fstat(fileno(f), &st) || !(s->raw_pt = malloc(st.st_size + 1)) ||
 	    fread(s->raw_pt, 1, st.st_size, f) != (size_t)st.st_size) {
 		err = jifl_err_errno(errno);
-		say(msg, len, "--pt: cannot read '%s': %s", pt_path, jifl_strerror(err));
+		jifl_session_say(msg, len, "--pt: cannot read '%s': %s", pt_path,
+				 jifl_strerror(err));
 	} else if (!st.st_size) {
 		err = -jifl_err_format;
-		say(msg, len, "--pt: '%s': the trace is empty", pt_path);
+		jifl_session_say(msg, len, "--pt: '%s': the trace is empty", pt_path);
 	}
 	if (f)
 		fclose(f);
@@ -549,59 +317,6 @@ int jifl_session_reopen(const struct jifl_session *s, struct jifl_session **copy
 struct jifl_thread *jifl_session_thread(struct jifl_session *s, uint32_t pid, uint32_t tid)
 {
 	return jifl_threads_get(s->threads, pid, tid);
-}
-
-struct jifl_process *jifl_session_process(struct jifl_session *s, uint32_t pid)
-{
-	return find_proc(s, pid);
-}
-
-struct decode_call {
-	struct jifl_session *s;
-	const struct jifl_decode_config *cfg;
-};
-
-/* The queues one after the other, in this thread. */
-static int decode_here(void *arg)
-{
-	struct decode_call *c = arg;
-	struct jifl_session *s = c->s;
-	size_t n = jifl_session_nr_queues(s), i;
-	struct jifl_decode_config qcfg = *c->cfg;
-	struct jifl_item_source *items;
-	struct jifl_run_source *src;
-	struct jifl_qdec **qd;
-	int err = 0;
-
-	qcfg.pt = &s->pt;
-	src = calloc(n, sizeof(*src));
-	qd = calloc(n, sizeof(*qd));
-	items = calloc(n, sizeof(*items));
-	for (i = 0; src && qd && items && i < n && !err; i++) {
-		err = jifl_session_queue_decoder(s, i, &src[i], &qcfg, &qd[i]);
-		if (!err)
-			jifl_qdec_source(qd[i], &items[i]);
-	}
-	if (!src || !qd || !items)
-		err = -jifl_err_nomem;
-	if (!err)
-		err = jifl_decode_merged(items, n, jifl_session_tsc_conv(s), &qcfg);
-	for (i = 0; qd && i < n; i++)
-		jifl_qdec_free(qd[i]);
-	free(items);
-	free(qd);
-	free(src);
-	return err;
-}
-
-int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg)
-{
-	struct decode_call c = { .s = s, .cfg = cfg };
-
-	if (cfg->jobs > 1 && jifl_session_nr_queues(s) > 1 && s->perf)
-		return jifl_decode_parallel(s, cfg);
-	/* libipt may recurse deeply (bigstack.h): not on the caller's stack. */
-	return jifl_bigstack_call(decode_here, &c);
 }
 
 const char *jifl_session_comm(const struct jifl_session *s, uint32_t pid, uint32_t tid,

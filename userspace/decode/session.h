@@ -50,16 +50,6 @@ const struct jifl_perf_info *jifl_session_perf_info(const struct jifl_session *s
 size_t jifl_session_nr_warnings(const struct jifl_session *s);
 const char *jifl_session_warning(const struct jifl_session *s, size_t i);
 
-/*
- * Decode every queue's trace, all together, and hand what they give to
- * cfg->ops in time order, with the session's processor (cfg->pt is
- * ignored). Per CPU, an instruction is the thread's that the trace says
- * ran on its CPU at its time. cfg->progress, if set, is told the trace
- * bytes decoded so far, counted over all queues (of
- * jifl_session_trace_size()).
- */
-int jifl_session_decode(struct jifl_session *s, const struct jifl_decode_config *cfg);
-
 /* Bytes of trace data in the session. */
 size_t jifl_session_trace_size(const struct jifl_session *s);
 
@@ -81,7 +71,7 @@ const char *jifl_session_dso(const struct jifl_session *s, uint32_t pid, uint64_
 
 void jifl_session_close(struct jifl_session *s);
 
-/* For decoding a session's queues in parallel (parallel.c). */
+/* For decoding a session's queues (session_decode.c, parallel.c). */
 
 size_t jifl_session_nr_queues(const struct jifl_session *s);
 

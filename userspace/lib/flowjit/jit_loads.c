@@ -14,7 +14,6 @@ struct versions {
 static int push_version(const struct jifl_jit_version *v, void *ctx)
 {
 	struct versions *vs = ctx;
-
 	int err = jifl_array_room(vs->v, vs->n, vs->cap);
 
 	if (err)
