@@ -216,8 +216,13 @@ TEST_F_TIMEOUT(exact, many_switches_keep_the_cache_bounded, 900)
 	/* bounded: it stopped growing, it did not grow more slowly */
 	EXPECT_LE(second, first / 8);
 	EXPECT_LT(second, 1024);
-	/* and the returns into the key's text went on through the lookup */
-	EXPECT_LT(refused, jifl_stat("predictions_refused"));
+	/*
+	 * and the returns into the key's text went on through the lookup,
+	 * where they had learnt again (on the debug kernel the linking work
+	 * may not run between two switches: +0 bytes and nothing to refuse)
+	 */
+	if (first > 0)
+		EXPECT_LT(refused, jifl_stat("predictions_refused"));
 }
 
 /*
