@@ -440,21 +440,23 @@ TEST_F(decode, bad_perf_data)
 		long keep;		/* bytes to keep; negative: bytes to drop */
 		const char *message;
 	} cases[] = {
-		{ 0, "file is truncated at offset 0" },
-		{ 40, "file is truncated" },
-		{ 2000, "file is truncated" },
-		{ -5000, "file is truncated" },
+		{ 0, "' at offset 0: file is truncated\n" },
+		{ 40, ": file is truncated\n" },
+		{ 2000, ": file is truncated\n" },
+		{ -5000, ": file is truncated\n" },
 	};
-	char orig[160];
+	char orig[160], what[200];
 	size_t i;
 
 	ASSERT_EQ(0, record(self, PROGS "swt_flow-static 8")) TH_LOG("%s", self->out);
 	snprintf(orig, sizeof(orig), "%s.orig", self->data);
+	snprintf(what, sizeof(what), "jifl-decode: reading '%s' at offset ", self->data);
 	ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cp %s %s", self->data, orig));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		ASSERT_EQ(0, cmd_run(self->out, sizeof(self->out), "cp %s %s", orig,
 				     self->data));
 		truncate_data(_metadata, self, cases[i].keep);
+		expect_refused(_metadata, self, "--stats", what);
 		expect_refused(_metadata, self, "--stats", cases[i].message);
 	}
 }
@@ -485,9 +487,10 @@ TEST_F(decode, corrupted_perf_data)
 	ASSERT_EQ(1, fread(&data_offset, sizeof(data_offset), 1, f));
 	fclose(f);
 	corrupt(_metadata, self, data_offset + 6, 0xff, 2);
-	expect_refused(_metadata, self, "--stats", "bad file format at offset");
+	expect_refused(_metadata, self, "--stats", "' at offset ");
+	expect_refused(_metadata, self, "--stats", ": bad file format\n");
 	corrupt(_metadata, self, 0, 'X', 8);
-	expect_refused(_metadata, self, "--stats", "bad file format at offset 0");
+	expect_refused(_metadata, self, "--stats", "' at offset 0: bad file format\n");
 }
 
 /*

@@ -477,7 +477,7 @@ TEST_F(ptt, unknown_cpu_is_said)
 	write_case(_metadata, self, c);
 	EXPECT_EQ(0, cmd_run(self->out, sizeof(self->out), "%s --pt %s --raw %s:0x%" PRIx64
 			     " --insn -F ip --cpu 0/0", decoder(), self->pt, self->bin, c->org));
-	EXPECT_NE(NULL, strstr(self->out, "jifl-decode: --cpu 0/0: libipt knows no errata of "
+	EXPECT_NE(NULL, strstr(self->out, "jifl-decode: warning: --cpu 0/0: libipt knows no errata of "
 			       "processor 0/0/0; decoding without\n")) TH_LOG("%s", self->out);
 }
 

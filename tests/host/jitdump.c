@@ -330,7 +330,7 @@ TEST_F(jitdump, bad_input)
 		{ "-i %1$s -o %3$s/m %2$s", 0, 1, "has no code snapshots" },
 		{ "-i %3$s/none -o %3$s/m %2$s", JIT_PID, 1,
 		  "cannot read '%3$s/none': No such file or directory" },
-		{ "-i %2$s -o %3$s/m %2$s", JIT_PID, 1, "cannot read '%2$s': bad file format" },
+		{ "-i %2$s -o %3$s/m %2$s", JIT_PID, 1, "cannot read '%2$s' at byte 0: bad file format\n" },
 		{ "-i %1$s -o %3$s/m %3$s/none", JIT_PID, 1,
 		  "cannot read '%3$s/none': No such file" },
 		{ "-i %1$s -o %1$s %2$s", JIT_PID, 1, "to '%1$s': the same file" },

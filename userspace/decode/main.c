@@ -347,8 +347,8 @@ static int parse(int argc, char **argv, struct options *o)
 		return fail("%s", "-F: the fields are those of --insn") + 1;
 	/* As ptxed does, decode on without errata; nothing is lost by it. */
 	if (o->cpu && jifl_ptconfig_set_cpu(&o->proc, &o->proc.cpu))
-		fprintf(stderr, "jifl-decode: --cpu %s: libipt knows no errata of processor "
-			"%u/%u/%u; decoding without\n", o->cpu, o->proc.cpu.family,
+		jifl_warn("jifl-decode", "--cpu %s: libipt knows no errata of processor "
+			  "%u/%u/%u; decoding without", o->cpu, o->proc.cpu.family,
 			o->proc.cpu.model, o->proc.cpu.stepping);
 	return 0;
 }
@@ -413,7 +413,7 @@ static size_t warn_losses(const struct jifl_session *s)
 	size_t n = info ? jifl_losses_describe(info, msg) : 0, i;
 
 	for (i = 0; i < n; i++)
-		fprintf(stderr, "jifl-decode: warning: %s\n", msg[i]);
+		jifl_warn("jifl-decode", "%s", msg[i]);
 	return n;
 }
 
@@ -436,7 +436,7 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	for (i = 0; i < jifl_session_nr_warnings(s); i++)
-		fprintf(stderr, "jifl-decode: warning: %s\n", jifl_session_warning(s, i));
+		jifl_warn("jifl-decode", "%s", jifl_session_warning(s, i));
 	/* Millions of lines: a large buffer, unless a terminal reads them. */
 	if (!isatty(STDOUT_FILENO))
 		setvbuf(stdout, NULL, _IOFBF, 1 << 20);

@@ -121,8 +121,8 @@ static int session_open(struct jifl_session **sp, const char *perf_path,
 		jifl_session_say(msg, len, "'%s': no Intel PT trace in it (no intel_pt "
 				 "AUXTRACE_INFO)", perf_path);
 	else if (err == -jifl_err_format || err == -jifl_err_truncated)
-		jifl_session_say(msg, len, "'%s': %s at offset %" PRIu64, perf_path,
-				 jifl_strerror(err), off);
+		jifl_session_say(msg, len, "reading '%s' at offset %" PRIu64 ": %s", perf_path,
+				 off, jifl_strerror(err));
 	else if (err)
 		jifl_session_say(msg, len, "cannot read '%s': %s", perf_path, jifl_strerror(err));
 	if (!err && !jifl_perf_reader_nr_queues(s->perf)) {

@@ -82,8 +82,8 @@ int jifl_session_load_flowjit(struct jifl_session *s, const char *path, char *ms
 			   t <= hi + TIME_SLACK_NS;
 	}
 	if (ret < 0) {
-		jifl_session_say(msg, len, "--flowjit: '%s': %s at offset %" PRIu64, path,
-				 jifl_strerror(ret), jifl_fjreader_offset(r));
+		jifl_session_say(msg, len, "--flowjit: reading '%s' at offset %" PRIu64 ": %s",
+				 path, jifl_fjreader_offset(r), jifl_strerror(ret));
 	} else if (execs && !matched) {
 		ret = -jifl_err_mismatch;
 		jifl_session_say(msg, len, "--flowjit: '%s' is not from the run of the trace: "

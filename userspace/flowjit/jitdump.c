@@ -52,7 +52,9 @@ static int read_flowjit(struct jitdump *j)
 	const void *page;
 	int ret;
 
-	ret = jifl_fjreader_open(&r, j->o->input);
+	ret = jifl_jit_image_new(&j->img);
+	if (!ret)
+		ret = jifl_fjreader_open(&r, j->o->input);
 	if (ret) {
 		jifl_perror(PROG, ret, "cannot read '%s'", j->o->input);
 		return ret;
@@ -63,8 +65,8 @@ static int read_flowjit(struct jitdump *j)
 			break;
 	}
 	if (ret < 0)
-		fprintf(stderr, PROG ": '%s': %s (at byte %" PRIu64 ")\n", j->o->input,
-			jifl_strerror(ret), jifl_fjreader_offset(r));
+		jifl_perror(PROG, ret, "reading '%s' at byte %" PRIu64, j->o->input,
+			    jifl_fjreader_offset(r));
 	jifl_fjreader_close(r);
 	if (ret < 0)
 		return ret;
@@ -74,8 +76,8 @@ static int read_flowjit(struct jitdump *j)
 		return -jifl_err_invalid;
 	}
 	if (st.lost)
-		fprintf(stderr, PROG ": the kernel dropped %" PRIu64 " records: JIT code may "
-			"decode wrongly or not at all\n", st.lost);
+		jifl_warn(PROG, "the kernel dropped %" PRIu64 " records: JIT code may "
+			  "decode wrongly or not at all", st.lost);
 	return 0;
 }
 
@@ -87,10 +89,11 @@ static int read_perf(struct jitdump *j)
 
 	ret = jifl_perf_reader_open(&j->perf, j->o->perf_in, &off);
 	if (ret) {
-		fprintf(stderr, PROG ": cannot read '%s': %s", j->o->perf_in, jifl_strerror(ret));
 		if (ret == -jifl_err_format || ret == -jifl_err_truncated)
-			fprintf(stderr, " (at byte %" PRIu64 ")", off);
-		fputc('\n', stderr);
+			jifl_perror(PROG, ret, "cannot read '%s' at byte %" PRIu64,
+				    j->o->perf_in, off);
+		else
+			jifl_perror(PROG, ret, "cannot read '%s'", j->o->perf_in);
 		return ret;
 	}
 	info = jifl_perf_reader_info(j->perf);
@@ -120,7 +123,7 @@ static int plan(struct jitdump *j)
 					  &j->loads, &j->nr_loads);
 	free(b);
 	if (ret)
-		fprintf(stderr, PROG ": %s\n", jifl_strerror(ret));
+		jifl_perror(PROG, ret, "cannot plan the code loads in '%s'", j->o->perf_in);
 	return ret;
 }
 
@@ -282,11 +285,7 @@ int fj_jitdump(const struct fj_jitdump_opts *o)
 	struct jitdump j = { .o = o };
 	int ret;
 
-	ret = jifl_jit_image_new(&j.img);
-	if (ret)
-		fprintf(stderr, PROG ": %s\n", jifl_strerror(ret));
-	if (!ret)
-		ret = read_flowjit(&j);
+	ret = read_flowjit(&j);
 	if (!ret)
 		ret = read_perf(&j);
 	if (!ret)

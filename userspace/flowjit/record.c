@@ -107,9 +107,8 @@ static void save(struct recording *r, const struct flowjit_event *ev)
 		return;
 	if (ev->type == FLOWJIT_EV_LOST) {
 		r->lost += ev->aux;
-		fprintf(stderr, PROG ": WARNING: the kernel dropped %" PRIu64
-			" events (ring full): this recording is incomplete;"
-			" use a larger --bufsize\n", (uint64_t)ev->aux);
+		jifl_warn(PROG, "the kernel dropped %" PRIu64 " events (ring full): this "
+			  "recording is incomplete; use a larger --bufsize", (uint64_t)ev->aux);
 	}
 	r->snapshots += !!(ev->flags & FLOWJIT_EVF_PAYLOAD);
 	/* its last record: the pid may be someone else's next */
@@ -262,8 +261,8 @@ static int finish(struct recording *r)
 		return ret;
 	}
 	if (r->lost)
-		fprintf(stderr, PROG ": WARNING: %" PRIu64 " events were dropped in all;"
-			" '%s' is incomplete\n", r->lost, r->o->output);
+		jifl_warn(PROG, "%" PRIu64 " events were dropped in all; '%s' is incomplete",
+			  r->lost, r->o->output);
 	if (!r->o->quiet)
 		fprintf(stderr, PROG ": wrote %" PRIu64 " records (%" PRIu64
 			" code snapshots) of %" PRIu64 " process%s to '%s'\n",

@@ -239,8 +239,8 @@ int fj_report(const char *path, int events, FILE *out)
 			break;
 	}
 	if (ret < 0)
-		fprintf(stderr, PROG ": report: '%s': %s (at byte %" PRIu64 ")\n", path,
-			jifl_strerror(ret), jifl_fjreader_offset(r));
+		jifl_perror(PROG, ret, "report: reading '%s' at byte %" PRIu64, path,
+			    jifl_fjreader_offset(r));
 	else if (!events)
 		print_summary(out, path, jifl_fjreader_info(r), &s);
 	jifl_fjreader_close(r);

@@ -239,8 +239,8 @@ int ctl_cover(const struct ctl_opts *o)
 		goto out_unmap;
 	n = __atomic_load_n(&c.area[0], __ATOMIC_RELAXED);
 	if (n >= o->size - 1)
-		fprintf(stderr, PROG ": cover: the buffer filled up (%lu blocks): later blocks "
-			"are missing; a larger --size keeps them\n", n);
+		jifl_warn(PROG, "cover: the buffer filled up (%lu blocks): later blocks "
+			  "are missing; a larger --size keeps them", n);
 	if (o->raw) {
 		for (i = 0; i < n; i++)
 			printf("0x%" PRIx64 "\n", c.area[i + 1]);

@@ -83,12 +83,12 @@ static int restore(const struct jifl_proc_control *saved, int pidfd)
 	int alive = selected_alive(saved, pidfd), enable = saved->enabled;
 
 	if (saved->pid > 0 && !alive && enable) {
-		fprintf(stderr, PROG ": run: process %d, selected before, has exited; JIFL is left "
-			"disabled\n", (int)saved->pid);
+		jifl_warn(PROG, "run: process %d, selected before, has exited; JIFL is left "
+			  "disabled", (int)saved->pid);
 		enable = 0;
 	} else if (saved->tree > 0 && enable) {
-		fprintf(stderr, PROG ": run: process %d is selected again; the processes it "
-			"created before are not\n", (int)saved->pid);
+		jifl_warn(PROG, "run: process %d is selected again; the processes it "
+			  "created before are not", (int)saved->pid);
 	}
 	if (pidfd >= 0)
 		close(pidfd);

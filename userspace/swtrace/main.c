@@ -152,13 +152,13 @@ static int report(const struct jifl_tracer_result *res,
 		fprintf(stderr, PROG ": %u CPUs, %llu context switches between threads\n",
 			r->opts.nr_cpus, (unsigned long long)r->switches);
 	if (r->vdso_err)
-		fprintf(stderr, PROG ": warning: the vDSO is not in the build-id cache '%s': %s; perf script and jifl-decode cannot decode its code\n",
-			r->opts.buildid_dir, jifl_strerror(r->vdso_err));
+		jifl_warn(PROG, "the vDSO is not in the build-id cache '%s': %s; perf script and jifl-decode cannot decode its code",
+			  r->opts.buildid_dir, jifl_strerror(r->vdso_err));
 	if (res->lost_traps && !quiet)
 		fprintf(stderr, PROG ": %llu steps ran more than one instruction (the debug trap was lost, as some hypervisors do); the instructions they ran are recorded\n",
 			(unsigned long long)res->lost_traps);
 	if (res->faults_missed && !quiet)
-		fprintf(stderr, PROG ": warning: no page-fault counter (perf_event_open): faults are not in the trace\n");
+		jifl_warn(PROG, "no page-fault counter (perf_event_open): faults are not in the trace");
 	if (WIFSIGNALED(st)) {
 		fprintf(stderr, PROG ": '%s' killed by signal %d (%s); trace kept up to there\n",
 			argv[0], WTERMSIG(st), strsignal(WTERMSIG(st)));

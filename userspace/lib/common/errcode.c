@@ -69,3 +69,14 @@ void jifl_perror_hint(const char *tool, int code, const char *hint, const char *
 	vperror(tool, code, hint, fmt, ap);
 	va_end(ap);
 }
+
+void jifl_warn(const char *tool, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: warning: ", tool);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

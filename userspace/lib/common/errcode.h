@@ -52,11 +52,14 @@ const char *jifl_strerror(int code);
 /*
  * For the tools, which print each failure once, where they give up:
  * "TOOL: WHAT: WHY\n" on stderr, WHAT from @fmt, WHY jifl_strerror(@code);
- * jifl_perror_hint() adds " (HINT)". The library itself never prints.
+ * jifl_perror_hint() adds " (HINT)". A usage error with no code is
+ * "TOOL: MESSAGE"; a warning, jifl_warn()'s "TOOL: warning: MESSAGE". The
+ * library itself never prints.
  */
 void jifl_perror(const char *tool, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void jifl_perror_hint(const char *tool, int code, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+void jifl_warn(const char *tool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* JIFL_ERRCODE_H */
