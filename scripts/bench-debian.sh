@@ -71,3 +71,36 @@ CMD
 		cat "$out/$k-$mode.txt"
 	done
 done
+
+# Side by side: each row's ratios to native on both kernels, and what a
+# kprobe on every block adds over bbcount ("added k/b").
+for mode in $modes; do
+	[ -s "$out/test-$mode.txt" ] && [ -s "$out/debian-$mode.txt" ] || continue
+	echo "== side by side, $mode: ratio to native (test kernel / Debian kernel)"
+	awk '
+	FNR == 1 { k++; sec = "" }
+	/^jifl-bench: best of/ { sec = "tools"; next }
+	/^jifl-bench: kprobes on every block/ { sec = "kprobes"; next }
+	/^jifl-bench: .*: kprobes on [0-9]/ { next }
+	/^jifl-bench/ { sec = ""; next }
+	sec == "tools" && /^  / && $1 != "benchmark" {
+		name = substr($0, 3, 24); sub(/ +$/, "", name)
+		if (!(name in seen)) { seen[name] = 1; order[++n] = name }
+		nf = split($0, f, /  +/)
+		r[k, name] = f[nf - 4] " " f[nf - 2] " " f[nf]
+	}
+	sec == "kprobes" && /^  / && $1 != "benchmark" {
+		name = substr($0, 3, 24); sub(/ +$/, "", name)
+		kb[k, name] = $NF
+	}
+	END {
+		printf "  %-22s %-18s %-18s %-18s %s\n", "benchmark", "null", "bbcount", "edges", "kprobes added k/b"
+		for (i = 1; i <= n; i++) {
+			name = order[i]
+			split(r[1, name], a, " "); split(r[2, name], b, " ")
+			printf "  %-22s %5s / %-8s %5s / %-8s %5s / %-8s %s / %s\n", name,
+				a[1], b[1], a[2], b[2], a[3], b[3],
+				(1, name) in kb ? kb[1, name] : "-", (2, name) in kb ? kb[2, name] : "-"
+		}
+	}' "$out/test-$mode.txt" "$out/debian-$mode.txt" | tee "$out/side-by-side-$mode.txt"
+done
