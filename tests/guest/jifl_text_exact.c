@@ -178,8 +178,11 @@ TEST_F(exact, switching_back_and_forth_reuses_translations)
  * each: the returns into the key's text lose their predictions at each
  * switch and learn them again, a few times, then go through the lookup
  * (predictions_refused). What that writes into the cache is bounded:
- * the second half of the switches adds (almost) nothing, and nothing is
- * flushed.
+ * in the second half of the switches the cache grows in one phase of
+ * ten thousand at most (a path the test's system calls take for the
+ * first time, translated once: +3,134 bytes once in a make check run),
+ * where relearning without end grows it in every phase (about 1 KB
+ * each), and nothing is flushed.
  */
 #define FLIP_PHASES	10
 #define FLIP_ROUNDS	5000
@@ -187,7 +190,7 @@ TEST_F(exact, switching_back_and_forth_reuses_translations)
 TEST_F_TIMEOUT(exact, many_switches_keep_the_cache_bounded, 900)
 {
 	long long used[FLIP_PHASES + 1], flushes, size, first, second, refused;
-	int i;
+	int i, grew;
 
 	ASSERT_EQ(0, jifl_control("syscalls 0"));
 	ASSERT_EQ(0, jifl_control(self->pid));
@@ -214,8 +217,10 @@ TEST_F_TIMEOUT(exact, many_switches_keep_the_cache_bounded, 900)
 	EXPECT_EQ(flushes, jifl_stat("flushes"));
 	EXPECT_LT(used[FLIP_PHASES] - used[0], size / 8);
 	/* bounded: it stopped growing, it did not grow more slowly */
-	EXPECT_LE(second, first / 8);
-	EXPECT_LT(second, 1024);
+	for (i = FLIP_PHASES / 2, grew = 0; i < FLIP_PHASES; i++)
+		grew += used[i + 1] > used[i];
+	EXPECT_GE(1, grew) TH_LOG("the cache grew in %d of the last %d phases",
+				  grew, FLIP_PHASES / 2);
 	/*
 	 * and the returns into the key's text went on through the lookup,
 	 * where they had learnt again (on the debug kernel the linking work
