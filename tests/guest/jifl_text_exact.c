@@ -104,25 +104,36 @@ TEST_F(exact, spinning_system_call_sees_the_switch)
 
 TEST_F(exact, switch_keeps_translations_of_other_text)
 {
-	long long blocks, misses, inval;
+	long long start, blocks, misses, inval, path;
 
 	ASSERT_EQ(0, jifl_control("syscalls 39"));
 	ASSERT_EQ(0, jifl_control(self->pid));
 	/* nothing of the key's text translated (by another test) */
 	ASSERT_EQ(0, jifl_control("flush"));
+	start = jifl_stat("blocks");
 	ASSERT_EQ(0, jifl_control("enable"));
 	ASSERT_EQ(0, jifl_getpids(1000));
 	blocks = jifl_stat("blocks");
 	misses = jifl_stat("lookup_misses");
 	inval = jifl_stat("invalidations");
+	path = blocks - start;
 	/* write() is not translated, the key's text is: nothing stale */
 	ASSERT_EQ(0, jifl_test("key", "on"));
 	ASSERT_EQ(0, jifl_test("key", "off"));
 	ASSERT_EQ(0, jifl_getpids(1000));
 	ASSERT_EQ(0, jifl_control("disable"));
-	EXPECT_EQ(blocks, jifl_stat("blocks"));
-	EXPECT_EQ(misses, jifl_stat("lookup_misses"));
+	TH_LOG("getpid's path: %lld blocks; after the switch: %lld more, "
+	       "%lld lookup misses more", path, jifl_stat("blocks") - blocks,
+	       jifl_stat("lookup_misses") - misses);
 	EXPECT_EQ(inval, jifl_stat("invalidations"));
+	/*
+	 * Translated again, getpid's path would cost its blocks again. A
+	 * branch the first 1,000 calls did not take (preemption on the way
+	 * out, on a slow kernel) may be translated once: 2 blocks at most.
+	 */
+	EXPECT_LE(4, path);
+	EXPECT_GE(blocks + 2, jifl_stat("blocks"));
+	EXPECT_GE(misses + 2, jifl_stat("lookup_misses"));
 }
 
 /* The key as read() sees it, translated: 0, 1, or -1. */
