@@ -54,8 +54,8 @@ read -r t_perf m_perf <<< "$(measure perf script -i "$data" --itrace=i1i)"
 printf 'decode-bench: %s instructions of static code (best of 3)\n' "${insns:-?}"
 printf '  %-42s %8s %10s\n' "decoder" "seconds" "peak KiB"
 printf '  %-42s %8s %10s\n' "perf script --itrace=i1i" "$t_perf" "$m_perf"
-printf '  %-42s %8s %10s\n' "jifl-decode --insn (default insn)" "$t_insn" "$m_insn"
-printf '  %-42s %8s %10s\n' "jifl-decode --insn --decoder block" "$t_binsn" "$m_binsn"
+printf '  %-42s %8s %10s\n' "jifl-decode --insn (default block)" "$t_binsn" "$m_binsn"
+printf '  %-42s %8s %10s\n' "jifl-decode --insn --decoder insn" "$t_insn" "$m_insn"
 printf '  %-42s %8s %10s\n' "jifl-decode --branches --decoder insn" "$t_br" "$m_br"
 printf '  %-42s %8s %10s\n' "jifl-decode --branches (default block)" "$t_bbr" "$m_bbr"
 printf '  %-42s %8s %10s\n' "jifl-decode --stats --decoder insn" "$t_stats" "$m_stats"
@@ -63,7 +63,7 @@ printf '  %-42s %8s %10s\n' "jifl-decode --stats (default block)" "$t_bstats" "$
 # /usr/bin/time has 10 ms resolution
 awk -v p="$t_perf" -v i="$t_insn" -v s="$t_bstats" -v si="$t_stats" -v b="$t_br" -v bb="$t_bbr" \
     -v bi="$t_binsn" 'function r(x) { return x < 0.01 ? 0.01 : x } BEGIN {
-	printf "ratio perf script / jifl-decode --insn:  %.2f\n", p / r(i)
+	printf "ratio perf script / jifl-decode --insn:  %.2f\n", p / r(bi)
 	printf "ratio perf script / jifl-decode --stats: %.2f\n", p / r(s)
 	printf "ratio insn / block decoder, --stats:     %.2f\n", si / r(s)
 	printf "ratio insn / block decoder, --branches:  %.2f\n", b / r(bb)

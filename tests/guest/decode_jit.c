@@ -298,10 +298,12 @@ static void check_perf_jitdump(struct __test_metadata *_metadata,
 static void check(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
 		  const char *name, const char *swtrace_opts, const char *cmd, int perf_exact)
 {
+	static const char *const decoders[] = { "block", "insn" };
+	struct step want_at[2] = {}, got_at[2] = {};
+	size_t first[2] = { SIZE_MAX, SIZE_MAX }, diffs[2], got[2], pfirst;
+	long errors[2], perf_errors, jit[2];
 	char dcmd[CMD_MAX];
-	long errors, perf_errors, jit;
-	size_t first, diffs;
-	int st;
+	int st[2], d;
 
 	ASSERT_EQ(0, shell("%s record -o %s -- %s -q %s -o %s --truth %s -- %s",
 			   self->flowjit, self->fj, self->swtrace, swtrace_opts,
@@ -309,16 +311,24 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
 	ASSERT_EQ(0, truth_read(self->truth, &self->want));
 	ASSERT_GT(self->want.n, 1000);
 
-	snprintf(dcmd, sizeof(dcmd), "%s -i %s --flowjit %s --insn", self->decoder,
-		 self->data, self->fj);
-	st = read_ips(dcmd, 1, " error: ", &self->got, &errors);
-	qsort(self->want.v, self->want.n, sizeof(*self->want.v), step_cmp);
-	qsort(self->got.v, self->got.n, sizeof(*self->got.v), step_cmp);
-	diffs = ipseq_diffs(&self->want, &self->got, &first);
-	jit = jit_insns(self);
-	fprintf(stderr, "# %s: truth %zu instructions; jifl-decode: %zu instructions (%ld JIT), "
-	       "%ld errors, %zu differ from the truth\n",
-	       name, self->want.n, self->got.n, jit, errors, diffs);
+	/* Both of libipt's decoders: the block decoder (the default) first. */
+	for (d = 0; d < 2; d++) {
+		snprintf(dcmd, sizeof(dcmd), "%s -i %s --flowjit %s --insn --decoder %s",
+			 self->decoder, self->data, self->fj, decoders[d]);
+		self->got.n = 0;
+		st[d] = read_ips(dcmd, 1, " error: ", &self->got, &errors[d]);
+		qsort(self->got.v, self->got.n, sizeof(*self->got.v), step_cmp);
+		diffs[d] = ipseq_diffs(&self->want, &self->got, &first[d]);
+		got[d] = self->got.n;
+		if (first[d] < self->want.n && first[d] < self->got.n) {
+			want_at[d] = self->want.v[first[d]];
+			got_at[d] = self->got.v[first[d]];
+		}
+		jit[d] = jit_insns(self);
+		fprintf(stderr, "# %s: truth %zu instructions; jifl-decode --decoder %s: "
+			"%zu instructions (%ld JIT), %ld errors, %zu differ from the truth\n",
+			name, self->want.n, decoders[d], got[d], jit[d], errors[d], diffs[d]);
+	}
 
 	snprintf(dcmd, sizeof(dcmd), "perf script -i %s --itrace=i1ie -F tid,ip 2>&1",
 		 self->data);
@@ -327,24 +337,25 @@ static void check(struct __test_metadata *_metadata, FIXTURE_DATA(decode) *self,
 		fprintf(stderr, "# %s: perf script does not run here\n", name);
 	} else {
 		qsort(self->perf.v, self->perf.n, sizeof(*self->perf.v), step_cmp);
-		ipseq_diffs(&self->want, &self->perf, &first);
+		ipseq_diffs(&self->want, &self->perf, &pfirst);
 		fprintf(stderr, "# %s: perf script: %zu instructions (%ld fewer than the truth), "
 			"%ld errors, first difference at step %zd\n", name, self->perf.n,
 			(long)self->want.n - (long)self->perf.n, perf_errors,
-			first == SIZE_MAX ? (ssize_t)-1 : (ssize_t)first);
+			pfirst == SIZE_MAX ? (ssize_t)-1 : (ssize_t)pfirst);
 		check_perf_jitdump(_metadata, self, name, perf_exact);
 	}
 
-	EXPECT_EQ(0, st);
-	EXPECT_EQ(0, errors);
-	EXPECT_GT(jit, 0);
-	diffs = ipseq_diffs(&self->want, &self->got, &first);
-	ASSERT_EQ(0, diffs) {
-		if (first < self->want.n && first < self->got.n)
-			TH_LOG("first difference at step %zu: truth %u:%#lx, decoded %u:%#lx",
-			       first, self->want.v[first].tid,
-			       (unsigned long)self->want.v[first].ip, self->got.v[first].tid,
-			       (unsigned long)self->got.v[first].ip);
+	for (d = 0; d < 2; d++) {
+		EXPECT_EQ(0, st[d]) TH_LOG("--decoder %s", decoders[d]);
+		EXPECT_EQ(0, errors[d]) TH_LOG("--decoder %s", decoders[d]);
+		EXPECT_GT(jit[d], 0) TH_LOG("--decoder %s", decoders[d]);
+		EXPECT_EQ(0, diffs[d]) {
+			if (first[d] != SIZE_MAX)
+				TH_LOG("--decoder %s: first difference at step %zu: "
+				       "truth %u:%#lx, decoded %u:%#lx", decoders[d], first[d],
+				       want_at[d].tid, (unsigned long)want_at[d].ip,
+				       got_at[d].tid, (unsigned long)got_at[d].ip);
+		}
 	}
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One output line built in memory and written with one fwrite(): the
- * listings print millions of lines, and printf's format parsing cost
- * more than decoding the trace. Text longer than the room left (a long
- * C++ symbol, a path) flushes what is there and goes out directly.
+ * Output lines built in memory and written with one fwrite() a buffer
+ * full: the listings print millions of lines, and printf's format
+ * parsing, then an fwrite() per line, cost more than decoding the
+ * trace. Text longer than the room left (a long C++ symbol, a path)
+ * flushes what is there and goes out directly. Whoever else writes the
+ * stream flushes first.
  */
 #ifndef JIFL_DECODE_LINE_H
 #define JIFL_DECODE_LINE_H
@@ -12,12 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define JIFL_LINE_SIZE	512
-
 struct jifl_line {
 	FILE *out;
 	size_t len;
-	char buf[JIFL_LINE_SIZE];
+	size_t size;
+	char *buf;
 };
 
 /* The printer's thread alone writes its stream: no stdio lock. */
@@ -30,9 +31,9 @@ static inline void jifl_line_flush(struct jifl_line *l)
 
 static inline void jifl_line_mem(struct jifl_line *l, const char *s, size_t n)
 {
-	if (n > sizeof(l->buf) - l->len) {
+	if (n > l->size - l->len) {
 		jifl_line_flush(l);
-		if (n > sizeof(l->buf)) {
+		if (n > l->size) {
 			fwrite_unlocked(s, 1, n, l->out);
 			return;
 		}
@@ -48,7 +49,7 @@ static inline void jifl_line_str(struct jifl_line *l, const char *s)
 
 static inline void jifl_line_char(struct jifl_line *l, char c)
 {
-	if (l->len == sizeof(l->buf))
+	if (l->len == l->size)
 		jifl_line_flush(l);
 	l->buf[l->len++] = c;
 }
@@ -69,23 +70,44 @@ static inline void jifl_line_str_right(struct jifl_line *l, const char *s, size_
 static inline void jifl_line_num(struct jifl_line *l, uint64_t v, unsigned int base,
 				 int width, char pad)
 {
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	int n = 1, i;
 	uint64_t x;
 	char *p;
 
-	for (x = v / base; x; x /= base)
-		n++;
+	if (base == 16)
+		n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+	else if (base == 10)
+		for (x = 10; n < 20 && v >= x; x *= 10)
+			n++;
+	else
+		for (x = v / base; x; x /= base)
+			n++;
 	if (width > 64)
 		width = 64;
 	if (width < n)
 		width = n;
 	/* Written in place, no memcpy(): a line has a dozen numbers. */
-	if (sizeof(l->buf) - l->len < (size_t)width)
+	if (l->size - l->len < (size_t)width)
 		jifl_line_flush(l);
 	p = l->buf + l->len;
 	for (i = 0; i < width - n; i++)
 		p[i] = pad;
-	for (i = width - 1; i >= width - n; i--, v /= base)
+	i = width - 1;
+	/* Base 10 two digits a division: half the chain of dependent ones. */
+	if (base == 10) {
+		for (; v >= 100; i -= 2, v /= 100)
+			memcpy(p + i - 1, pairs + 2 * (v % 100), 2);
+		if (v >= 10) {
+			memcpy(p + i - 1, pairs + 2 * v, 2);
+			i -= 2;
+			v = 0;
+		}
+	}
+	for (; i >= width - n; i--, v /= base)
 		p[i] = "0123456789abcdef"[v % base];
 	l->len += width;
 }

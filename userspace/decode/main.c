@@ -52,8 +52,8 @@ static const char usage[] =
 "      --progress       show the progress on stderr (default: when it is a terminal\n"
 "                       the listing does not go to)\n"
 "      --no-progress    never show the progress\n"
-"      --decoder KIND   libipt's decoder: insn (instruction flow) or block; default:\n"
-"                       insn for --insn, block otherwise\n"
+"      --decoder KIND   libipt's decoder: block (the default) or insn (instruction\n"
+"                       flow)\n"
 "  -j, --jobs N         threads decoding the trace's queues (per CPU or per\n"
 "                       thread) at once, the output still in time order;\n"
 "                       default: the CPUs online, at most 8 (1 for --stats\n"
@@ -82,7 +82,7 @@ struct options {
 	enum jifl_print_mode mode;
 	int stats;
 	enum progress progress;
-	const char *decoder;		/* NULL: by mode */
+	const char *decoder;		/* NULL: block */
 	unsigned int jobs;		/* -j; 0: the CPUs online */
 	struct mem_file files[MAX_FILES];
 	int nr_files;
@@ -358,15 +358,12 @@ static void progress(void *arg, uint64_t done)
 	jifl_progress_update(arg, done);
 }
 
-/*
- * The block decoder is faster where not every instruction is printed
- * (Documentation/decode.rst, "Decoders"): the default but for --insn.
- */
+/* The block decoder is faster (Documentation/decode.rst, "Decoders"). */
 static enum jifl_decoder_kind decoder_kind(const struct options *o)
 {
-	if (o->decoder)
-		return strcmp(o->decoder, "block") ? JIFL_DECODER_INSN : JIFL_DECODER_BLOCK;
-	return o->mode == JIFL_PRINT_INSN ? JIFL_DECODER_INSN : JIFL_DECODER_BLOCK;
+	if (o->decoder && strcmp(o->decoder, "block"))
+		return JIFL_DECODER_INSN;
+	return JIFL_DECODER_BLOCK;
 }
 
 /*

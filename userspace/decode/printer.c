@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/disasm.h"
 #include "common/errcode.h"
@@ -10,6 +11,7 @@
 #include "printer.h"
 
 #define ERROR_IPS	8	/* addresses kept per kind of error */
+#define OUT_BUF		(64 << 10)	/* lines written at once */
 #define NR_CODES	64	/* more than libipt's error codes */
 #define KIND_LOST	NR_CODES	/* trace data lost (no libipt error) */
 #define KIND_LOOP	(NR_CODES + 1)	/* never-ending loop (no libipt error) */
@@ -44,7 +46,13 @@ struct jifl_printer {
 	struct error_kind kinds[NR_KINDS];
 	struct jifl_gaps *gaps;
 	struct jifl_disasm *disasm;
-	struct jifl_line line;		/* the line being printed */
+	struct jifl_line line;		/* the lines not written yet */
+	int each_line;			/* write each line (a terminal) */
+	struct {			/* the last time printed, as text */
+		uint64_t ns;
+		size_t len;
+		char text[32];
+	} time;	/* 30 characters at most: its line never flushed */
 	struct thread_state *states;
 	struct thread_state lost;	/* of threads without one (out of memory) */
 };
@@ -62,8 +70,17 @@ int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode m
 		free(p);
 		return -jifl_err_nomem;
 	}
+	p->line.buf = malloc(OUT_BUF);
+	if (!p->line.buf) {
+		jifl_disasm_free(p->disasm);
+		jifl_gaps_free(p->gaps);
+		free(p);
+		return -jifl_err_nomem;
+	}
+	p->line.size = OUT_BUF;
 	p->out = out;
 	p->line.out = out;
+	p->each_line = isatty(fileno(out));
 	p->mode = mode;
 	p->fields = jifl_fields_default;
 	*pp = p;
@@ -80,6 +97,8 @@ void jifl_printer_free(struct jifl_printer *p)
 		p->states = t->next;
 		free(t);
 	}
+	jifl_line_flush(&p->line);
+	free(p->line.buf);
 	jifl_gaps_free(p->gaps);
 	jifl_disasm_free(p->disasm);
 	free(p);
@@ -115,12 +134,23 @@ void jifl_printer_set_fields(struct jifl_printer *p, const struct jifl_fields *f
 	p->session = s;
 }
 
-/* Perf time as perf script prints it: seconds.nanoseconds. */
-static void put_time(struct jifl_line *l, uint64_t ns)
+/*
+ * Perf time as perf script prints it: seconds.nanoseconds. Instructions
+ * between two timing packets share their time (seven a time in
+ * make bench's trace): the text of the last one is kept.
+ */
+static void put_time(struct jifl_printer *p, uint64_t ns)
 {
-	jifl_line_num(l, ns / 1000000000, 10, 0, ' ');
-	jifl_line_char(l, '.');
-	jifl_line_num(l, ns % 1000000000, 10, 9, '0');
+	struct jifl_line t = { .size = sizeof(p->time.text), .buf = p->time.text };
+
+	if (!p->time.len || p->time.ns != ns) {
+		jifl_line_num(&t, ns / 1000000000, 10, 0, ' ');
+		jifl_line_char(&t, '.');
+		jifl_line_num(&t, ns % 1000000000, 10, 9, '0');
+		p->time.len = t.len;
+		p->time.ns = ns;
+	}
+	jifl_line_mem(&p->line, p->time.text, p->time.len);
 }
 
 /* "sym+0xoff", "[jit v3]" or "[unknown]". */
@@ -169,7 +199,7 @@ static void put_field(struct jifl_printer *p, const struct jifl_decoded_insn *di
 		jifl_line_str(l, cpu);
 		break;
 	case JIFL_FIELD_TIME:
-		put_time(l, di->time);
+		put_time(p, di->time);
 		break;
 	case JIFL_FIELD_IP:
 		jifl_line_num(l, di->insn->ip, 16, 16, ' ');
@@ -203,7 +233,8 @@ static void print_insn(struct jifl_printer *p, const struct jifl_decoded_insn *d
 		put_field(p, di, p->fields.v[i]);
 	}
 	jifl_line_char(&p->line, '\n');
-	jifl_line_flush(&p->line);
+	if (p->each_line)
+		jifl_line_flush(&p->line);
 }
 
 static int is_call(enum pt_insn_class c)
@@ -233,7 +264,7 @@ static void print_branch(struct jifl_printer *p, struct thread_state *t,
 			t->depth--;
 	}
 	kind = is_call(c) ? "call" : is_return(c) ? "return" : c == ptic_cond_jump ? "jcc" : "jmp";
-	put_time(l, from->time);
+	put_time(p, from->time);
 	jifl_line_char(l, ' ');
 	jifl_line_num(l, from->tid, 10, 6, ' ');
 	jifl_line_char(l, ' ');
@@ -252,7 +283,8 @@ static void print_branch(struct jifl_printer *p, struct thread_state *t,
 	jifl_line_char(l, ' ');
 	put_where(l, di, di->insn->ip);
 	jifl_line_char(l, '\n');
-	jifl_line_flush(l);
+	if (p->each_line)
+		jifl_line_flush(l);
 	if (p->mode == JIFL_PRINT_CALLS && is_call(c))
 		t->depth++;
 }
@@ -312,8 +344,10 @@ static void on_gap(void *ctx, const struct jifl_gap *gap)
 		k->count++;
 		p->errors++;
 	}
-	if (p->mode != JIFL_PRINT_NONE)
+	if (p->mode != JIFL_PRINT_NONE) {
+		jifl_line_flush(&p->line);
 		jifl_gap_print(p->out, gap);
+	}
 }
 
 static void on_count(void *ctx, uint64_t n, uint64_t jit)
@@ -340,11 +374,12 @@ const struct jifl_decode_ops *jifl_printer_ops(const struct jifl_printer *p)
 	return p->mode == JIFL_PRINT_NONE && !p->filter ? &count_ops : &listing_ops;
 }
 
-void jifl_printer_stats(const struct jifl_printer *p, FILE *out)
+void jifl_printer_stats(struct jifl_printer *p, FILE *out)
 {
 	int i;
 	uint64_t j;
 
+	jifl_line_flush(&p->line);
 	fprintf(out, "instructions: %" PRIu64 "\n", p->insns);
 	fprintf(out, "jit instructions: %" PRIu64 "\n", p->jit_insns);
 	fprintf(out, "errors: %" PRIu64 "\n", p->errors);

@@ -46,7 +46,7 @@ const struct jifl_decode_ops *jifl_printer_ops(const struct jifl_printer *p);
  * Print the statistics: instructions (total, JIT), errors by kind with
  * IPs, every gap and the gap totals.
  */
-void jifl_printer_stats(const struct jifl_printer *p, FILE *out);
+void jifl_printer_stats(struct jifl_printer *p, FILE *out);
 
 uint64_t jifl_printer_insns(const struct jifl_printer *p);
 uint64_t jifl_printer_errors(const struct jifl_printer *p);
