@@ -33,8 +33,8 @@ static const struct {
 	{ "cache_bytes", "code cache size (bytes)" },
 	{ "cache_used", "code cache bytes in use" },
 	{ "cache_blocks", "blocks in the code cache" },
-	{ "cache_entries", "entries in use: blocks, predictions, stubs, native targets" },
-	{ "cache_max_entries", "entries the cache holds; full, it is flushed" },
+	{ "cache_records", "records in use: of blocks, predictions, stubs, native targets" },
+	{ "cache_max_records", "records the cache holds; full, it is flushed" },
 	{ "tool_blocks", "blocks run, as counted by the count tool" },
 };
 
