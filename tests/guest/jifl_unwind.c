@@ -402,6 +402,16 @@ static int sample_chains_of(struct __test_metadata *_metadata, struct chains *r,
 	pclose(f);
 	TH_LOG("%d samples, %d in translated code, %d of them unwound to entry_SYSCALL_64, "
 	       "%d named by a cache address", r->samples, r->in_cache, r->unwound, r->first_raw);
+	if (!r->samples) {
+		/* why: perf's own account of the recording, the kernel's sample rate */
+		if (system("perf report -i /tmp/unwind.data --stats 2>&1 | "
+			   "grep -E 'SAMPLE|LOST|THROTTLE' | sed 's/^/# perf: /'; "
+			   "echo \"# perf_event_max_sample_rate: "
+			   "$(cat /proc/sys/kernel/perf_event_max_sample_rate)\"; "
+			   "perf script -i /tmp/unwind.data -F comm 2>/dev/null | sort | uniq -c | "
+			   "sort -rn | head -5 | sed 's/^/# comm: /'"))
+			TH_LOG("perf report --stats failed");
+	}
 	return 0;
 }
 
