@@ -960,6 +960,9 @@ static int poke_ring_open(struct poke_ring *r, int cpu)
 		.text_poke = 1,
 		.ksymbol = 1,
 		.exclude_user = 1,
+		/* each record's time, at its end: the rings are merged by it */
+		.sample_type = PERF_SAMPLE_TIME,
+		.sample_id_all = 1,
 	};
 	long page = sysconf(_SC_PAGESIZE);
 
@@ -1021,25 +1024,86 @@ static void poke_apply(struct poke_view *v, const unsigned char *rec)
 	memset(v->known + off, 1, new_len);
 }
 
-/* Read @r's records into @v, in order (a record may wrap around). */
-static void poke_ring_read(struct poke_ring *r, struct poke_view *v)
+/* A record of a ring, with its time (its sample_id's last field). */
+struct poke_rec {
+	uint64_t time;
+	size_t seq;		/* taken in this order, for equal times */
+	unsigned char *rec;
+};
+
+struct poke_recs {
+	struct poke_rec *v;
+	size_t n, cap;
+};
+
+/* Take @r's records into @out (a record may wrap around the ring). */
+static int poke_ring_take(struct poke_ring *r, struct poke_recs *out)
 {
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail;
-	unsigned char rec[65536];
 
 	while (tail < head) {
 		struct perf_event_header h;
+		struct poke_rec *p;
 		size_t i;
 
 		for (i = 0; i < sizeof(h); i++)
 			((unsigned char *)&h)[i] = r->data[(tail + i) % r->size];
+		if (h.size < sizeof(h) + 8)
+			return -1;
+		if (out->n == out->cap) {
+			size_t cap = out->cap ? 2 * out->cap : 1024;
+			struct poke_rec *v = realloc(out->v, cap * sizeof(*v));
+
+			if (!v)
+				return -1;
+			out->v = v;
+			out->cap = cap;
+		}
+		p = &out->v[out->n];
+		p->rec = malloc(h.size);
+		if (!p->rec)
+			return -1;
 		for (i = 0; i < h.size; i++)
-			rec[i] = r->data[(tail + i) % r->size];
-		poke_apply(v, rec);
+			p->rec[i] = r->data[(tail + i) % r->size];
+		memcpy(&p->time, p->rec + h.size - 8, 8);
+		p->seq = out->n++;
 		tail += h.size;
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int poke_rec_cmp(const void *a, const void *b)
+{
+	const struct poke_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Every CPU's records into @v in time order, as perf orders them: a
+ * poke made on one CPU may change bytes another CPU's record gave.
+ */
+static int poke_rings_read(struct poke_ring *rings, int n, struct poke_view *v)
+{
+	struct poke_recs all = { 0 };
+	int i, err = 0;
+	size_t k;
+
+	for (i = 0; i < n && !err; i++)
+		err = poke_ring_take(&rings[i], &all);
+	if (!err)
+		qsort(all.v, all.n, sizeof(*all.v), poke_rec_cmp);
+	for (k = 0; k < all.n; k++) {
+		if (!err)
+			poke_apply(v, all.v[k].rec);
+		free(all.v[k].rec);
+	}
+	free(all.v);
+	return err;
 }
 
 /*
@@ -1078,8 +1142,7 @@ TEST_F_TIMEOUT(unwind, text_pokes_describe_the_cache, 120)
 	}
 	ASSERT_EQ(0, jifl_control("disable"));
 	used = jifl_stat("cache_used") - used;
-	for (i = 0; i < cpus; i++)
-		poke_ring_read(&rings[i], &v);
+	ASSERT_EQ(0, poke_rings_read(rings, cpus, &v));
 	TH_LOG("cache_used +%lld bytes; text pokes: %lld bytes of new code, %lld changes, %lld of them not over the bytes known, %lld lost",
 	       used, v.fresh, v.changed, v.mismatched, v.lost);
 	ASSERT_EQ(0, v.lost);
