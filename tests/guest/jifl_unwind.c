@@ -492,8 +492,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_lookup_stubs, 120)
 	 * buffer, and dd's COMM event with them: its samples went under
 	 * the name perf-exec, and none was dd's; hence -m 1024 above.
 	 */
-	ret = sample_chains(_metadata, &r, 20000, guest_time_scale() > 1 ? 100000 : 25000,
-			    "jifl_lookup");
+	ret = sample_chains(_metadata, &r, 20000, 25000, "jifl_lookup");
 	kill(flusher, SIGKILL);
 	waitpid(flusher, NULL, 0);
 	ASSERT_EQ(0, ret);
@@ -539,8 +538,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_the_profiling_stubs, 120)
 	ASSERT_EQ(0, proc_write("/proc/jifl/profile", "on"));
 	flusher = jifl_flusher(10000);
 	ASSERT_LE(0, flusher);
-	ret = sample_chains(_metadata, &r, 20000, guest_time_scale() > 1 ? 100000 : 25000,
-			    "jifl_profile_");
+	ret = sample_chains(_metadata, &r, 20000, 25000, "jifl_profile_");
 	kill(flusher, SIGKILL);
 	waitpid(flusher, NULL, 0);
 	ASSERT_EQ(0, proc_write("/proc/jifl/profile", "off"));
@@ -583,7 +581,7 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_native_leaves, 120)
 	 */
 	ret = sample_chains_of(_metadata, &r,
 			       "stress-ng --mmap 1 --mmap-ops 100 --mmap-bytes 256K -q 2>/dev/null",
-			       "stress-ng-mmap", 100000 * guest_time_scale(), "memcpy");
+			       "stress-ng-mmap", 100000, "memcpy");
 	ASSERT_EQ(0, jifl_control("disable"));
 	ASSERT_EQ(0, ret);
 	TH_LOG("%d chains through memcpy, %d of them unwound", r.through_n, r.through_unwound);
@@ -595,14 +593,25 @@ TEST_F_TIMEOUT(unwind, perf_call_chains_through_native_leaves, 120)
 /*
  * Where the kernel time of a workload goes, as perf names it: the
  * symbol of every kernel sample's first frame (self time), perf's
- * "[unknown]" for all the addresses it cannot name together.
+ * "[unknown]" for all the addresses it cannot name together. In
+ * @owners, the samples in a tool's code (jifl_tool_code) are the
+ * function it instruments', the next frame's: the kernel's functions
+ * with what the instrumentation costs in each. In @children, the
+ * samples whose kernel chain has a function, as perf report's Children
+ * column counts them.
  */
+struct hot {
+	char sym[256];
+	int n;
+};
+
 struct kernel_profile {
-	struct hot {
-		char sym[256];
-		int n;
-	} syms[512];
+	struct hot syms[512];
 	int nsyms;
+	struct hot owners[512];
+	int nowners;
+	struct hot children[512];	/* samples with the function in their chain */
+	int nchildren;
 	int samples;		/* kernel samples */
 	int in_cache;		/* of them, taken in translated code */
 	int in_cache_unknown;	/* of these, named "[unknown]" by perf */
@@ -611,18 +620,19 @@ struct kernel_profile {
 };
 
 
-static void profile_count(struct kernel_profile *p, const char *sym)
+/* One more sample of @sym in @t, a table of @n of 512. */
+static void profile_count(struct hot *t, int *n, const char *sym)
 {
 	int i;
 
-	for (i = 0; i < p->nsyms && strcmp(p->syms[i].sym, sym); i++)
+	for (i = 0; i < *n && strcmp(t[i].sym, sym); i++)
 		;
-	if (i == p->nsyms) {
-		if (p->nsyms == sizeof(p->syms) / sizeof(p->syms[0]))
+	if (i == *n) {
+		if (*n == 512)
 			return;
-		snprintf(p->syms[p->nsyms++].sym, sizeof(p->syms[0].sym), "%s", sym);
+		snprintf(t[(*n)++].sym, sizeof(t[0].sym), "%s", sym);
 	}
-	p->syms[i].n++;
+	t[i].n++;
 }
 
 static int hot_cmp(const void *a, const void *b)
@@ -639,9 +649,10 @@ static int hot_cmp(const void *a, const void *b)
  */
 static void profile_read(struct kernel_profile *p, FILE *f, unsigned long end)
 {
+	static char chain[128][256];
 	unsigned long ip, first = 0, ip_reg = 0;
 	char line[512], sym[256], first_sym[256] = "";
-	int got, lines = 0, entry = 0;
+	int i, got, lines = 0, entry = 0, frames = 0;
 
 	memset(p, 0, sizeof(*p));
 	do {
@@ -655,14 +666,24 @@ static void profile_read(struct kernel_profile *p, FILE *f, unsigned long end)
 				first = ip;
 				snprintf(first_sym, sizeof(first_sym), "%s", sym);
 				if (first >= KERNEL_ADDR)
-					profile_count(p, sym);
+					profile_count(p->syms, &p->nsyms, sym);
+				if (first >= KERNEL_ADDR && strcmp(sym, "jifl_tool_code"))
+					profile_count(p->owners, &p->nowners, sym);
+			} else if (lines == 2 && !strcmp(first_sym, "jifl_tool_code")) {
+				profile_count(p->owners, &p->nowners, sym);
 			}
 			entry |= !strncmp(sym, "entry_SYSCALL_64", 16) ||
 				 !strcmp(sym, "do_syscall_64");
+			for (i = 0; i < frames && strcmp(chain[i], sym); i++)
+				;
+			if (ip >= KERNEL_ADDR && i == frames && frames < 128)
+				snprintf(chain[frames++], sizeof(chain[0]), "%s", sym);
 			continue;
 		}
 		if (lines && first >= KERNEL_ADDR) {
 			p->samples++;
+			for (i = 0; i < frames; i++)
+				profile_count(p->children, &p->nchildren, chain[i]);
 			p->unknown += !strcmp(first_sym, "[unknown]");
 			p->reach_entry += entry;
 			if (ip_reg >= end) {
@@ -671,43 +692,59 @@ static void profile_read(struct kernel_profile *p, FILE *f, unsigned long end)
 						       first >= end;
 			}
 		}
-		lines = entry = 0;
+		lines = entry = frames = 0;
 		ip_reg = 0;
 	} while (got >= 0);
 	qsort(p->syms, p->nsyms, sizeof(p->syms[0]), hot_cmp);
+	qsort(p->owners, p->nowners, sizeof(p->owners[0]), hot_cmp);
+	qsort(p->children, p->nchildren, sizeof(p->children[0]), hot_cmp);
+}
+
+/* The 10 hottest of @t, @n entries, of @samples, into @list. */
+static void hot_list(char *list, size_t size, const struct hot *t, int n, int samples)
+{
+	size_t len = 0;
+	int i;
+
+	*list = 0;
+	for (i = 0; i < 10 && i < n && len < size; i++)
+		len += snprintf(list + len, size - len, "%s%s %.1f%%", i ? ", " : "",
+				t[i].sym, 100.0 * t[i].n / samples);
 }
 
 static void profile_log(struct __test_metadata *_metadata, const char *what,
 			const struct kernel_profile *p)
 {
-	char list[1024] = "";
-	size_t len = 0;
-	int i;
+	char list[1024];
 
-	for (i = 0; i < 10 && i < p->nsyms; i++)
-		len += snprintf(list + len, sizeof(list) - len, "%s%s %.1f%%", i ? ", " : "",
-				p->syms[i].sym, 100.0 * p->syms[i].n / p->samples);
+	hot_list(list, sizeof(list), p->syms, p->nsyms, p->samples);
 	TH_LOG("%s: %d kernel samples, %d%% of them reach the system-call entry; top 10: %s",
 	       what, p->samples, p->samples ? 100 * p->reach_entry / p->samples : 0, list);
+	hot_list(list, sizeof(list), p->owners, p->nowners, p->samples);
+	TH_LOG("%s: with the tool's code its function's: %s", what, list);
+	hot_list(list, sizeof(list), p->children, p->nchildren, p->samples);
+	TH_LOG("%s: in the chains of: %s", what, list);
 }
 
 #define LOAD_COMM	"unwind-load"
 #define LOAD_WORKERS	2
 
-/* Kernel work until killed: /dev/zero, /dev/null, a pipe and getppid(). */
+/*
+ * Kernel work until killed, the kind a developer profiles: open, read
+ * and close /proc/self/stat (path walk, file setup, number formatting),
+ * and getppid().
+ */
 static void __attribute__((noreturn)) kernel_work(void)
 {
-	int zero = open("/dev/zero", O_RDONLY), null = open("/dev/null", O_WRONLY), fds[2];
 	char buf[4096];
+	int fd;
 
-	if (zero < 0 || null < 0 || pipe(fds))
-		_exit(1);
-	for (;;)
-		if (read(zero, buf, sizeof(buf)) != sizeof(buf) ||
-		    write(null, buf, sizeof(buf)) != sizeof(buf) ||
-		    write(fds[1], buf, 512) != 512 || read(fds[0], buf, 512) != 512 ||
+	for (;;) {
+		fd = open("/proc/self/stat", O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0 || close(fd) ||
 		    getppid() <= 0)
 			_exit(1);
+	}
 }
 
 /*
@@ -756,7 +793,7 @@ static int kernel_profile_of_load(struct kernel_profile *p, bool jifl,
 		/* the steady state: translated and linked before perf starts */
 		usleep(500 * 1000);
 		snprintf(cmd, sizeof(cmd), "sleep %d", secs);
-		ret = perf_record(cmd, 1000000);
+		ret = perf_record(cmd, 500000);
 	}
 	close(go[1]);
 	waitpid(leader, NULL, 0);
@@ -781,19 +818,49 @@ static bool jifl_own(const char *sym)
 	return !strncmp(sym, "jifl_", 5) || !strcmp(sym, "x64_sys_call");
 }
 
-/* Is @sym among the @n hottest of @p that are not JIFL's own? */
-static bool profile_top_kernel(const struct kernel_profile *p, const char *sym, int n)
+/*
+ * The rank of @sym among the @n of @t that are not JIFL's own, from 1,
+ * hottest; 0 if it has no sample.
+ */
+static int hot_rank(const struct hot *t, int n, const char *sym)
 {
-	int i;
+	int i, rank = 0;
 
-	for (i = 0; i < p->nsyms && n > 0; i++) {
-		if (jifl_own(p->syms[i].sym))
+	for (i = 0; i < n; i++) {
+		if (jifl_own(t[i].sym))
 			continue;
-		if (!strcmp(p->syms[i].sym, sym))
-			return true;
-		n--;
+		rank++;
+		if (!strcmp(t[i].sym, sym))
+			return rank;
 	}
-	return false;
+	return 0;
+}
+
+/*
+ * How many of the (up to) 10 hottest functions of @nat (@nn of them, of
+ * @ns samples) that hold @min_permille of its samples or more, JIFL's
+ * own left out, are among the 10 hottest of @t (@n of them); how many
+ * there were in *@wanted, those that are not in @missed.
+ */
+static int hot_found(const struct hot *nat, int nn, int ns, const struct hot *t, int n,
+		     int min_permille, int *wanted, char *missed, size_t size)
+{
+	int i, rank, found = 0;
+	size_t len = 0;
+
+	*wanted = 0;
+	snprintf(missed, size, " none");
+	for (i = 0; i < nn && *wanted < 10; i++) {
+		if (jifl_own(nat[i].sym) || 1000LL * nat[i].n < (long long)min_permille * ns)
+			continue;
+		++*wanted;
+		rank = hot_rank(t, n, nat[i].sym);
+		if (rank && rank <= 10)
+			found++;
+		else if (len < size)
+			len += snprintf(missed + len, size - len, " %s (rank %d)", nat[i].sym, rank);
+	}
+	return found;
 }
 
 /* How many of @p's samples name @sym. */
@@ -817,19 +884,20 @@ static int permille(int n, const struct kernel_profile *p)
  * perf record -a -g names the hottest kernel functions of a workload
  * whose system calls run from the cache, under @tool (a module, or
  * NULL for the null tool), as it names them natively: 8 of the 10
- * hottest are the same, perf names no more samples "[unknown]" (within
- * a point) and none of those taken in translated code, and call chains
- * reach the system-call entry as often. JIFL's own functions, the
- * dispatcher and the lookup, may show up: they run; so does the tool's
- * inline code, as jifl_tool_code, not as the function it instruments.
+ * hottest in the call chains are the same, and the hottest by self
+ * time; perf names no more samples "[unknown]" (within a point) and
+ * none of those taken in translated code, and call chains reach the
+ * system-call entry as often. JIFL's own functions, the dispatcher and
+ * the lookup, may show up: they run; so does the tool's inline code, as
+ * jifl_tool_code, not as the function it instruments.
  */
 static void same_hottest(struct __test_metadata *_metadata, const char *module,
 			 const char *tool)
 {
 	static struct kernel_profile native, jifl;
+	char cmd[64], missed[512];
+	int i, found, wanted;
 	long long entries;
-	char cmd[64];
-	int i, found = 0, wanted = 0;
 
 	/*
 	 * make check's -icount run (one CPU, a sample every so many
@@ -860,21 +928,40 @@ static void same_hottest(struct __test_metadata *_metadata, const char *module,
 	EXPECT_EQ(0, jifl.in_cache_unknown);
 	EXPECT_GE(10, abs(permille(jifl.unknown, &jifl) - permille(native.unknown, &native)));
 	/*
-	 * The 10 hottest native functions that hold 1% of the samples or
-	 * more (fewer samples are noise: two native runs differ there) are
-	 * among the 10 hottest under JIFL but for JIFL's own, 8 in 10.
+	 * In the call chains (perf report's Children column), the 10
+	 * hottest native functions are among the 10 hottest under JIFL but
+	 * for JIFL's own, 8 in 10.
 	 */
-	for (i = 0; i < native.nsyms && wanted < 10; i++) {
-		if (jifl_own(native.syms[i].sym) ||
-		    permille(native.syms[i].n, &native) < 10)
-			continue;
-		wanted++;
-		found += profile_top_kernel(&jifl, native.syms[i].sym, 10);
-	}
-	ASSERT_LE(5, wanted);
-	EXPECT_LE(wanted * 8, found * 10)
-		TH_LOG("%d of the %d hottest native functions among the 10 under %s",
-		       found, wanted, tool);
+	found = hot_found(native.children, native.nchildren, native.samples, jifl.children,
+			  jifl.nchildren, 0, &wanted, missed, sizeof(missed));
+	TH_LOG("chains: %d of the %d hottest native functions among the 10 under %s; not:%s",
+	       found, wanted, tool, missed);
+	ASSERT_EQ(10, wanted);
+	EXPECT_LE(8, found);
+	/*
+	 * Self time (the first frame, the tool's code charged to its
+	 * function): the native functions that hold 4% of the samples or
+	 * more are among the 10 hottest under JIFL, all of them. Not those
+	 * of 1% to 4%, 8 in 10: QEMU takes an interrupt where one of its
+	 * translation blocks starts, so the first instruction of a block
+	 * gets the time of the one before, and a translation's blocks start
+	 * elsewhere: natively 2% of the samples land on the first
+	 * instruction of seq_put_decimal_ull (xor; jmp, a tail call), under
+	 * JIFL none; and a tool
+	 * adds its cost to every block, which ranks functions of many short
+	 * blocks (vsnprintf, format_decode) above those of long string
+	 * instructions (copy_user_enhanced_fast_string, memset_erms).
+	 */
+	found = hot_found(native.owners, native.nowners, native.samples, jifl.owners,
+			  jifl.nowners, 40, &wanted, missed, sizeof(missed));
+	TH_LOG("self: %d of the %d native functions of 4%% or more among the 10 under %s; not:%s",
+	       found, wanted, tool, missed);
+	ASSERT_LE(3, wanted);
+	EXPECT_EQ(wanted, found);
+	found = hot_found(native.owners, native.nowners, native.samples, jifl.owners,
+			  jifl.nowners, 10, &wanted, missed, sizeof(missed));
+	TH_LOG("self: %d of the %d hottest native functions of 1%% or more among the 10 under %s; not:%s",
+	       found, wanted, tool, missed);
 	/* the same share of chains reaches the entry, within 10 points */
 	EXPECT_GE(10, abs(100 * jifl.reach_entry / jifl.samples -
 			  100 * native.reach_entry / native.samples));
