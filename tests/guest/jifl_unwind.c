@@ -819,7 +819,36 @@ static bool jifl_own(const char *sym)
 }
 
 /*
- * The rank of @sym among the @n of @t that are not JIFL's own, from 1,
+ * The debug kernel's own bookkeeping: KASAN's stack saving for every
+ * allocation (the ORC unwinder under it), lockdep. It takes half of a
+ * KASAN kernel's time in system calls, natively, and a smaller share
+ * under JIFL, whose own costs add to the rest; it is not the workload's.
+ */
+static bool debug_own(const char *sym)
+{
+	static const char *const prefixes[] = {
+		"kasan_", "__kasan_", "__asan_", "check_memory_region", "stack_trace_save",
+		"arch_stack_walk", "unwind_", "__unwind_", "orc_find", "__orc_find",
+		"stack_access_ok", "stack_depot_", "__stack_depot_", "lock_acquire",
+		"lock_release", "lock_is_held", "lockdep_", "__lock_", "mark_lock",
+		"validate_chain", "__lockdep_",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(sym, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* Left out of the comparisons: JIFL's functions, the debug kernel's. */
+static bool not_compared(const char *sym)
+{
+	return jifl_own(sym) || debug_own(sym);
+}
+
+/*
+ * The rank of @sym among the @n of @t that not_compared() keeps, from 1,
  * hottest; 0 if it has no sample.
  */
 static int hot_rank(const struct hot *t, int n, const char *sym)
@@ -827,7 +856,7 @@ static int hot_rank(const struct hot *t, int n, const char *sym)
 	int i, rank = 0;
 
 	for (i = 0; i < n; i++) {
-		if (jifl_own(t[i].sym))
+		if (not_compared(t[i].sym))
 			continue;
 		rank++;
 		if (!strcmp(t[i].sym, sym))
@@ -838,9 +867,9 @@ static int hot_rank(const struct hot *t, int n, const char *sym)
 
 /*
  * How many of the (up to) @want hottest functions of @nat (@nn of them,
- * of @ns samples) that hold @min_permille of its samples or more, JIFL's
- * own left out, are among the 10 hottest of @t (@n of them); how many
- * there were in *@wanted, those that are not in @missed.
+ * of @ns samples) that hold @min_permille of its samples or more, those
+ * of not_compared() left out, are among the 10 hottest of @t (@n of
+ * them); how many there were in *@wanted, those that are not in @missed.
  */
 static int hot_found(const struct hot *nat, int nn, int ns, const struct hot *t, int n,
 		     int want, int min_permille, int *wanted, char *missed, size_t size)
@@ -851,7 +880,7 @@ static int hot_found(const struct hot *nat, int nn, int ns, const struct hot *t,
 	*wanted = 0;
 	snprintf(missed, size, " none");
 	for (i = 0; i < nn && *wanted < want; i++) {
-		if (jifl_own(nat[i].sym) || 1000LL * nat[i].n < (long long)min_permille * ns)
+		if (not_compared(nat[i].sym) || 1000LL * nat[i].n < (long long)min_permille * ns)
 			continue;
 		++*wanted;
 		rank = hot_rank(t, n, nat[i].sym);
@@ -923,14 +952,14 @@ static void same_hottest(struct __test_metadata *_metadata, const char *module,
 	ASSERT_LE(500, native.samples);
 	ASSERT_LE(500, jifl.samples);
 	/* the workload did run from the cache, and perf named it */
-	EXPECT_LE(10000, entries);
+	EXPECT_LE(10000 / guest_time_scale(), entries);
 	EXPECT_LE(100, jifl.in_cache);
 	EXPECT_EQ(0, jifl.in_cache_unknown);
 	EXPECT_GE(10, abs(permille(jifl.unknown, &jifl) - permille(native.unknown, &native)));
 	/*
 	 * In the call chains (perf report's Children column), the 10
 	 * hottest native functions are among the 10 hottest under JIFL but
-	 * for JIFL's own, 8 in 10.
+	 * for JIFL's own and the debug kernel's bookkeeping, 8 in 10.
 	 */
 	found = hot_found(native.children, native.nchildren, native.samples, jifl.children,
 			  jifl.nchildren, 10, 0, &wanted, missed, sizeof(missed));
