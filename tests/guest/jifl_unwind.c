@@ -605,13 +605,16 @@ struct hot {
 	int n;
 };
 
+/* Functions and their samples, hottest first once read. */
+struct hot_table {
+	struct hot h[512];
+	int n;
+};
+
 struct kernel_profile {
-	struct hot syms[512];
-	int nsyms;
-	struct hot owners[512];
-	int nowners;
-	struct hot children[512];	/* samples with the function in their chain */
-	int nchildren;
+	struct hot_table syms;
+	struct hot_table owners;
+	struct hot_table children;	/* samples with the function in their chain */
 	int samples;		/* kernel samples */
 	int in_cache;		/* of them, taken in translated code */
 	int in_cache_unknown;	/* of these, named "[unknown]" by perf */
@@ -620,19 +623,19 @@ struct kernel_profile {
 };
 
 
-/* One more sample of @sym in @t, a table of @n of 512. */
-static void profile_count(struct hot *t, int *n, const char *sym)
+/* One more sample of @sym in @t. */
+static void profile_count(struct hot_table *t, const char *sym)
 {
 	int i;
 
-	for (i = 0; i < *n && strcmp(t[i].sym, sym); i++)
+	for (i = 0; i < t->n && strcmp(t->h[i].sym, sym); i++)
 		;
-	if (i == *n) {
-		if (*n == 512)
+	if (i == t->n) {
+		if (t->n == 512)
 			return;
-		snprintf(t[(*n)++].sym, sizeof(t[0].sym), "%s", sym);
+		snprintf(t->h[t->n++].sym, sizeof(t->h[0].sym), "%s", sym);
 	}
-	t[i].n++;
+	t->h[i].n++;
 }
 
 static int hot_cmp(const void *a, const void *b)
@@ -666,11 +669,11 @@ static void profile_read(struct kernel_profile *p, FILE *f, unsigned long end)
 				first = ip;
 				snprintf(first_sym, sizeof(first_sym), "%s", sym);
 				if (first >= KERNEL_ADDR)
-					profile_count(p->syms, &p->nsyms, sym);
+					profile_count(&p->syms, sym);
 				if (first >= KERNEL_ADDR && strcmp(sym, "jifl_tool_code"))
-					profile_count(p->owners, &p->nowners, sym);
+					profile_count(&p->owners, sym);
 			} else if (lines == 2 && !strcmp(first_sym, "jifl_tool_code")) {
-				profile_count(p->owners, &p->nowners, sym);
+				profile_count(&p->owners, sym);
 			}
 			entry |= !strncmp(sym, "entry_SYSCALL_64", 16) ||
 				 !strcmp(sym, "do_syscall_64");
@@ -683,7 +686,7 @@ static void profile_read(struct kernel_profile *p, FILE *f, unsigned long end)
 		if (lines && first >= KERNEL_ADDR) {
 			p->samples++;
 			for (i = 0; i < frames; i++)
-				profile_count(p->children, &p->nchildren, chain[i]);
+				profile_count(&p->children, chain[i]);
 			p->unknown += !strcmp(first_sym, "[unknown]");
 			p->reach_entry += entry;
 			if (ip_reg >= end) {
@@ -695,21 +698,21 @@ static void profile_read(struct kernel_profile *p, FILE *f, unsigned long end)
 		lines = entry = frames = 0;
 		ip_reg = 0;
 	} while (got >= 0);
-	qsort(p->syms, p->nsyms, sizeof(p->syms[0]), hot_cmp);
-	qsort(p->owners, p->nowners, sizeof(p->owners[0]), hot_cmp);
-	qsort(p->children, p->nchildren, sizeof(p->children[0]), hot_cmp);
+	qsort(p->syms.h, p->syms.n, sizeof(p->syms.h[0]), hot_cmp);
+	qsort(p->owners.h, p->owners.n, sizeof(p->owners.h[0]), hot_cmp);
+	qsort(p->children.h, p->children.n, sizeof(p->children.h[0]), hot_cmp);
 }
 
-/* The 10 hottest of @t, @n entries, of @samples, into @list. */
-static void hot_list(char *list, size_t size, const struct hot *t, int n, int samples)
+/* The 10 hottest of @t, of @samples, into @list. */
+static void hot_list(char *list, size_t size, const struct hot_table *t, int samples)
 {
 	size_t len = 0;
 	int i;
 
 	*list = 0;
-	for (i = 0; i < 10 && i < n && len < size; i++)
+	for (i = 0; i < 10 && i < t->n && len < size; i++)
 		len += snprintf(list + len, size - len, "%s%s %.1f%%", i ? ", " : "",
-				t[i].sym, 100.0 * t[i].n / samples);
+				t->h[i].sym, 100.0 * t->h[i].n / samples);
 }
 
 static void profile_log(struct __test_metadata *_metadata, const char *what,
@@ -717,12 +720,12 @@ static void profile_log(struct __test_metadata *_metadata, const char *what,
 {
 	char list[1024];
 
-	hot_list(list, sizeof(list), p->syms, p->nsyms, p->samples);
+	hot_list(list, sizeof(list), &p->syms, p->samples);
 	TH_LOG("%s: %d kernel samples, %d%% of them reach the system-call entry; top 10: %s",
 	       what, p->samples, p->samples ? 100 * p->reach_entry / p->samples : 0, list);
-	hot_list(list, sizeof(list), p->owners, p->nowners, p->samples);
+	hot_list(list, sizeof(list), &p->owners, p->samples);
 	TH_LOG("%s: with the tool's code its function's: %s", what, list);
-	hot_list(list, sizeof(list), p->children, p->nchildren, p->samples);
+	hot_list(list, sizeof(list), &p->children, p->samples);
 	TH_LOG("%s: in the chains of: %s", what, list);
 }
 
@@ -848,47 +851,53 @@ static bool not_compared(const char *sym)
 }
 
 /*
- * The rank of @sym among the @n of @t that not_compared() keeps, from 1,
- * hottest; 0 if it has no sample.
+ * The rank of @sym among the functions of @t that not_compared() keeps,
+ * from 1, hottest; 0 if it has no sample.
  */
-static int hot_rank(const struct hot *t, int n, const char *sym)
+static int hot_rank(const struct hot_table *t, const char *sym)
 {
 	int i, rank = 0;
 
-	for (i = 0; i < n; i++) {
-		if (not_compared(t[i].sym))
+	for (i = 0; i < t->n; i++) {
+		if (not_compared(t->h[i].sym))
 			continue;
 		rank++;
-		if (!strcmp(t[i].sym, sym))
+		if (!strcmp(t->h[i].sym, sym))
 			return rank;
 	}
 	return 0;
 }
 
 /*
- * How many of the (up to) @want hottest functions of @nat (@nn of them,
- * of @ns samples) that hold @min_permille of its samples or more, those
- * of not_compared() left out, are among the 10 hottest of @t (@n of
- * them); how many there were in *@wanted, those that are not in @missed.
+ * How many of the (up to) @want hottest functions of @nat (of @ns
+ * samples) that hold @min_permille of its samples or more, those of
+ * not_compared() left out, are among the 10 hottest of @t; logged as
+ * @what under @tool, with those that are not; how many there were in
+ * *@wanted.
  */
-static int hot_found(const struct hot *nat, int nn, int ns, const struct hot *t, int n,
-		     int want, int min_permille, int *wanted, char *missed, size_t size)
+static int hot_found(struct __test_metadata *_metadata, const char *what, const char *tool,
+		     const struct hot_table *nat, int ns, const struct hot_table *t,
+		     int want, int min_permille, int *wanted)
 {
+	char missed[512] = "";
 	int i, rank, found = 0;
 	size_t len = 0;
 
 	*wanted = 0;
-	snprintf(missed, size, " none");
-	for (i = 0; i < nn && *wanted < want; i++) {
-		if (not_compared(nat[i].sym) || 1000LL * nat[i].n < (long long)min_permille * ns)
+	for (i = 0; i < nat->n && *wanted < want; i++) {
+		if (not_compared(nat->h[i].sym) ||
+		    1000LL * nat->h[i].n < (long long)min_permille * ns)
 			continue;
 		++*wanted;
-		rank = hot_rank(t, n, nat[i].sym);
+		rank = hot_rank(t, nat->h[i].sym);
 		if (rank && rank <= 10)
 			found++;
-		else if (len < size)
-			len += snprintf(missed + len, size - len, " %s (rank %d)", nat[i].sym, rank);
+		else if (len < sizeof(missed))
+			len += snprintf(missed + len, sizeof(missed) - len, " %s (rank %d)",
+					nat->h[i].sym, rank);
 	}
+	TH_LOG("%s: %d of the %d hottest native functions among the 10 under %s; not:%s",
+	       what, found, *wanted, tool, len ? missed : " none");
 	return found;
 }
 
@@ -897,9 +906,9 @@ static int profile_of(const struct kernel_profile *p, const char *sym)
 {
 	int i;
 
-	for (i = 0; i < p->nsyms; i++)
-		if (!strcmp(p->syms[i].sym, sym))
-			return p->syms[i].n;
+	for (i = 0; i < p->syms.n; i++)
+		if (!strcmp(p->syms.h[i].sym, sym))
+			return p->syms.h[i].n;
 	return 0;
 }
 
@@ -924,7 +933,7 @@ static void same_hottest(struct __test_metadata *_metadata, const char *module,
 			 const char *tool)
 {
 	static struct kernel_profile native, jifl;
-	char cmd[64], missed[512];
+	char cmd[64];
 	int i, found, wanted;
 	long long entries;
 
@@ -961,10 +970,8 @@ static void same_hottest(struct __test_metadata *_metadata, const char *module,
 	 * hottest native functions are among the 10 hottest under JIFL but
 	 * for JIFL's own and the debug kernel's bookkeeping, 8 in 10.
 	 */
-	found = hot_found(native.children, native.nchildren, native.samples, jifl.children,
-			  jifl.nchildren, 10, 0, &wanted, missed, sizeof(missed));
-	TH_LOG("chains: %d of the %d hottest native functions among the 10 under %s; not:%s",
-	       found, wanted, tool, missed);
+	found = hot_found(_metadata, "chains", tool, &native.children, native.samples,
+			  &jifl.children, 10, 0, &wanted);
 	ASSERT_EQ(10, wanted);
 	EXPECT_LE(8, found);
 	/*
@@ -978,23 +985,19 @@ static void same_hottest(struct __test_metadata *_metadata, const char *module,
 	 * instruction of a block gets the time of the one before, and a
 	 * translation's blocks start elsewhere: natively 2% of the samples
 	 * land on the first instruction of seq_put_decimal_ull (xor; jmp, a
-	 * tail call), under JIFL none; a tool adds its cost to every block, which ranks
-	 * functions of many short blocks (vsnprintf, format_decode) above
-	 * those of long string instructions (memset_erms,
-	 * copy_user_enhanced_fast_string); and a softirq now and then takes
-	 * 3% or 4% of a run's samples. 5 to 9 in 10 were found in make
-	 * check's runs; in the call chains, 10 in 10.
+	 * tail call), under JIFL none; a tool adds its cost to every block,
+	 * which ranks functions of many short blocks (vsnprintf,
+	 * format_decode) above those of long string instructions
+	 * (memset_erms, copy_user_enhanced_fast_string); and a softirq now
+	 * and then takes 3% or 4% of a run's samples. 5 to 9 in 10 were
+	 * found in make check's runs; in the call chains, 10 in 10.
 	 */
-	found = hot_found(native.owners, native.nowners, native.samples, jifl.owners,
-			  jifl.nowners, 3, 0, &wanted, missed, sizeof(missed));
-	TH_LOG("self: %d of the %d hottest native functions among the 10 under %s; not:%s",
-	       found, wanted, tool, missed);
+	found = hot_found(_metadata, "self", tool, &native.owners, native.samples,
+			  &jifl.owners, 3, 0, &wanted);
 	ASSERT_EQ(3, wanted);
 	EXPECT_LE(2, found);
-	found = hot_found(native.owners, native.nowners, native.samples, jifl.owners,
-			  jifl.nowners, 10, 10, &wanted, missed, sizeof(missed));
-	TH_LOG("self: %d of the %d hottest native functions of 1%% or more among the 10 under %s; not:%s",
-	       found, wanted, tool, missed);
+	hot_found(_metadata, "self, 1% or more", tool, &native.owners, native.samples,
+		  &jifl.owners, 10, 10, &wanted);
 	/* the same share of chains reaches the entry, within 10 points */
 	EXPECT_GE(10, abs(100 * jifl.reach_entry / jifl.samples -
 			  100 * native.reach_entry / native.samples));
