@@ -19,6 +19,7 @@ struct jifl_line {
 	size_t len;
 	size_t size;
 	char *buf;
+	unsigned long flushes;	/* text before len is where it was since the last */
 };
 
 /* The printer's thread alone writes its stream: no stdio lock. */
@@ -27,6 +28,7 @@ static inline void jifl_line_flush(struct jifl_line *l)
 	if (l->len)
 		fwrite_unlocked(l->buf, 1, l->len, l->out);
 	l->len = 0;
+	l->flushes++;
 }
 
 static inline void jifl_line_mem(struct jifl_line *l, const char *s, size_t n)

@@ -8,6 +8,7 @@
 #include "common/errcode.h"
 #include "gaps.h"
 #include "line.h"
+#include "line_cache.h"
 #include "printer.h"
 
 #define ERROR_IPS	8	/* addresses kept per kind of error */
@@ -47,6 +48,9 @@ struct jifl_printer {
 	struct jifl_gaps *gaps;
 	struct jifl_disasm *disasm;
 	struct jifl_line line;		/* the lines not written yet */
+	/* Fields [run_from, run_to) are the instruction's alone: kept by address. */
+	size_t run_from, run_to;
+	struct jifl_line_cache *cache;
 	int each_line;			/* write each line (a terminal) */
 	struct {			/* the last time printed, as text */
 		uint64_t ns;
@@ -71,7 +75,8 @@ int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode m
 		return -jifl_err_nomem;
 	}
 	p->line.buf = malloc(OUT_BUF);
-	if (!p->line.buf) {
+	if (!p->line.buf || jifl_line_cache_new(&p->cache)) {
+		free(p->line.buf);
 		jifl_disasm_free(p->disasm);
 		jifl_gaps_free(p->gaps);
 		free(p);
@@ -82,7 +87,7 @@ int jifl_printer_new(struct jifl_printer **pp, FILE *out, enum jifl_print_mode m
 	p->line.out = out;
 	p->each_line = isatty(fileno(out));
 	p->mode = mode;
-	p->fields = jifl_fields_default;
+	jifl_printer_set_fields(p, &jifl_fields_default, NULL);
 	*pp = p;
 	return 0;
 }
@@ -99,6 +104,7 @@ void jifl_printer_free(struct jifl_printer *p)
 	}
 	jifl_line_flush(&p->line);
 	free(p->line.buf);
+	jifl_line_cache_free(p->cache);
 	jifl_gaps_free(p->gaps);
 	jifl_disasm_free(p->disasm);
 	free(p);
@@ -127,11 +133,30 @@ void jifl_printer_set_filter(struct jifl_printer *p, const struct jifl_filter *f
 	p->filter = jifl_filter_active(f) ? f : NULL;
 }
 
+/* Whether @field's text depends on nothing but jifl_line_key's. */
+static int instruction_only(enum jifl_field field)
+{
+	return field == JIFL_FIELD_TID || field == JIFL_FIELD_PID || field == JIFL_FIELD_IP ||
+	       field == JIFL_FIELD_SYM || field == JIFL_FIELD_INSN;
+}
+
 void jifl_printer_set_fields(struct jifl_printer *p, const struct jifl_fields *fields,
 			     const struct jifl_session *s)
 {
+	size_t i, from;
+
 	p->fields = *fields;
 	p->session = s;
+	/* The longest run of such fields; the default's is tid,ip,sym,insn. */
+	p->run_from = p->run_to = 0;
+	for (i = 0; i < fields->n; i = from + 1) {
+		for (from = i; from < fields->n && instruction_only(fields->v[from]); from++)
+			;
+		if (from - i > p->run_to - p->run_from) {
+			p->run_from = i;
+			p->run_to = from;
+		}
+	}
 }
 
 /*
@@ -222,15 +247,59 @@ static void put_field(struct jifl_printer *p, const struct jifl_decoded_insn *di
 	}
 }
 
+/* Field @i and the space or tab before it. */
+static void put_nth_field(struct jifl_printer *p, const struct jifl_decoded_insn *di, size_t i)
+{
+	if (i)
+		jifl_line_char(&p->line, p->fields.v[i] == JIFL_FIELD_INSN ? '\t' : ' ');
+	put_field(p, di, p->fields.v[i]);
+}
+
+/* Fields [run_from, run_to): kept text if the cache has it, else made and kept. */
+static void put_run(struct jifl_printer *p, const struct jifl_decoded_insn *di)
+{
+	const struct pt_insn *insn = di->insn;
+	struct jifl_line *l = &p->line;
+	struct jifl_line_key key;
+	unsigned long flushes;
+	const char *text;
+	size_t i, start, n;
+
+	memset(&key, 0, sizeof(key));
+	key.ip = insn->ip;
+	key.syms = jifl_symtab_stamp(di->proc->syms);
+	key.jit = di->jit ? di->jit->number : 0;
+	key.pid = di->proc->pid;
+	key.tid = di->tid;
+	key.mode = insn->mode;
+	key.size = insn->size;
+	memcpy(key.raw, insn->raw, insn->size < sizeof(key.raw) ? insn->size : sizeof(key.raw));
+	text = jifl_line_cache_get(p->cache, &key, &n);
+	if (text) {
+		jifl_line_mem(l, text, n);
+		return;
+	}
+	start = l->len;
+	flushes = l->flushes;
+	for (i = p->run_from; i < p->run_to; i++)
+		put_nth_field(p, di, i);
+	/* A flush in between took the start of the text away. */
+	if (l->flushes == flushes)
+		jifl_line_cache_put(p->cache, &key, l->buf + start, l->len - start);
+}
+
 /* The fields in their order, a space apart; a tab before the disassembly. */
 static void print_insn(struct jifl_printer *p, const struct jifl_decoded_insn *di)
 {
 	size_t i;
 
 	for (i = 0; i < p->fields.n; i++) {
-		if (i)
-			jifl_line_char(&p->line, p->fields.v[i] == JIFL_FIELD_INSN ? '\t' : ' ');
-		put_field(p, di, p->fields.v[i]);
+		if (i == p->run_from && p->run_to > i) {
+			put_run(p, di);
+			i = p->run_to - 1;
+			continue;
+		}
+		put_nth_field(p, di, i);
 	}
 	jifl_line_char(&p->line, '\n');
 	if (p->each_line)

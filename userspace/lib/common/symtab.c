@@ -22,12 +22,29 @@ struct jifl_symtab {
 	/* The last symbol found, for every ip in [hit_lo, hit_hi): listings ask in runs. */
 	const struct sym *hit;
 	uint64_t hit_lo, hit_hi;
+	uint64_t stamp;		/* jifl_symtab_stamp() */
 };
+
+/* Stamps are never reused, by any table: a table freed leaves none behind. */
+static uint64_t new_stamp(void)
+{
+	static uint64_t last;
+
+	return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
 
 int jifl_symtab_new(struct jifl_symtab **stp)
 {
 	*stp = calloc(1, sizeof(**stp));
-	return *stp ? 0 : -jifl_err_nomem;
+	if (!*stp)
+		return -jifl_err_nomem;
+	(*stp)->stamp = new_stamp();
+	return 0;
+}
+
+uint64_t jifl_symtab_stamp(const struct jifl_symtab *st)
+{
+	return st->stamp;
 }
 
 void jifl_symtab_free(struct jifl_symtab *st)
@@ -56,6 +73,7 @@ static int push(struct jifl_symtab *st, uint64_t start, uint64_t size,
 	st->nr++;
 	st->sorted = 0;
 	st->hit = NULL;
+	st->stamp = new_stamp();
 	return 0;
 }
 

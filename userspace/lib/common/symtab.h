@@ -29,4 +29,11 @@ int jifl_symtab_add_elf(struct jifl_symtab *st, const char *path, uint64_t addr,
  */
 const char *jifl_symtab_lookup(struct jifl_symtab *st, uint64_t ip, uint64_t *offset);
 
+/*
+ * A number that names @st's contents: it changes whenever a symbol is
+ * added, and no other table, now or later, has the same one. What was
+ * made from lookups (a listing's text) stays true while it is the same.
+ */
+uint64_t jifl_symtab_stamp(const struct jifl_symtab *st);
+
 #endif /* JIFL_SYMTAB_H */
