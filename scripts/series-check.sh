@@ -11,6 +11,9 @@
 #                                      earlier ones are applied, not built)
 #   RESUME=1 FROM=12 ...               go on in the worktree a run left at
 #                                      patch 12 (git am --abort first)
+#   ONLY="3-8 19 50-58" ...            build and check only these patches
+#                                      (the patches changed since a whole
+#                                      run); the others are applied only
 #
 # The tree is a git worktree of build/linux in build/series/linux, the
 # output build/series/kernel: the developer's tree and build are not
@@ -31,6 +34,20 @@ kout=$work/kernel
 from=${FROM:-1}
 
 die() { echo "series-check: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+# Whether patch $1 is one of ONLY's numbers and ranges (all when unset).
+wanted() {
+	local r
+	[ -z "${ONLY:-}" ] && return 0
+	for r in $ONLY; do
+		case $r in
+		*-*) [ "$1" -ge "${r%-*}" ] && [ "$1" -le "${r#*-}" ] && return 0 ;;
+		*) [ "$1" = "$r" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+[[ "${ONLY:-}" =~ ^[0-9\ -]*$ ]] || die "ONLY: numbers and ranges (3-8 19), got '$ONLY'"
 
 git -C "$main" rev-parse -q --verify jifl-base >/dev/null ||
 	die "no jifl-base in $main (make prepare)"
@@ -70,6 +87,7 @@ for p in "${patches[@]}"; do
 		break
 	fi
 	[ "$i" -lt "$from" ] && continue
+	wanted "$i" || continue
 	t0=$(date +%s)
 	why=
 	if ! KTREE=$tree KOUT=$kout KCONFIG_LAX=1 "$top/scripts/kernel-build.sh" >> "$log" 2>&1; then
