@@ -101,8 +101,11 @@ tsc_khz=${JIFL_TSC_KHZ:-}
 if [ -z "$tsc_khz" ]; then
 	helper=$top/build/tsc-khz
 	if [ ! -x "$helper" ] || [ "$top/scripts/tsc-khz.c" -nt "$helper" ]; then
-		gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$helper" "$top/scripts/tsc-khz.c" ||
-			{ echo "qemu-run: cannot build $helper" >&2; exit 2; }
+		# Built aside and renamed: guests started side by side may
+		# build it at once, and one may be running it.
+		gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$helper.$$" "$top/scripts/tsc-khz.c" &&
+			mv -f "$helper.$$" "$helper" ||
+			{ rm -f "$helper.$$"; echo "qemu-run: cannot build $helper" >&2; exit 2; }
 	fi
 	tsc_khz=$("$helper") || { echo "qemu-run: cannot measure the host TSC (JIFL_TSC_KHZ=...)" >&2; exit 2; }
 fi
