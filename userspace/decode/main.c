@@ -56,8 +56,8 @@ static const char usage[] =
 "                       flow)\n"
 "  -j, --jobs N         threads decoding the trace's queues (per CPU or per\n"
 "                       thread) at once, the output still in time order;\n"
-"                       default: the CPUs online, at most 8 (1 for --stats\n"
-"                       alone); 1: one by one\n"
+"                       default: the CPUs online but one, at most 8 (1 for\n"
+"                       --stats alone); 1: one by one\n"
 "      --pid PID[,PID...]  only these processes' instructions and gaps\n"
 "      --tid TID[,TID...]  only these threads'\n"
 "      --time FROM,TO   only those at times FROM to TO (seconds, as printed; either\n"
@@ -448,13 +448,18 @@ int main(int argc, char **argv)
 	cfg.ctx = p;
 	cfg.kind = decoder_kind(&o);
 	/*
-	 * Each thread has a session of its own: by default at most 8 of
-	 * them, and one for --stats alone, where handing the items over to
-	 * the merge costs more than decoding the queues at once saves.
+	 * Each thread has a session of its own: by default one per CPU but
+	 * the one this thread merges and prints on (with two CPUs, two
+	 * decoding threads and the printing one made a per-CPU --insn
+	 * listing take 0.17 s against 0.13 s with one), at most 8 of them,
+	 * and one for --stats alone, where handing the items over to the
+	 * merge costs more than decoding the queues at once saves.
 	 */
-	cfg.jobs = o.jobs ? o.jobs : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+	cfg.jobs = o.jobs ? o.jobs : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	if (!o.jobs && cfg.jobs > 8)
 		cfg.jobs = 8;
+	if (!o.jobs && cfg.jobs < 1)
+		cfg.jobs = 1;
 	if (!o.jobs && o.mode == JIFL_PRINT_NONE)
 		cfg.jobs = 1;
 	if (want_progress(&o) && !jifl_progress_new(&pg, stderr, jifl_session_trace_size(s))) {
