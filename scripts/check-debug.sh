@@ -3,7 +3,7 @@
 # make check-debug: the guest tests on a second test kernel with KASAN,
 # lockdep (PROVE_LOCKING), DEBUG_VM and atomic-sleep checks
 # (configs/debug.config on top of configs/test.config), in
-# build/kernel-debug. Slower than make check (about 50 minutes on 2 cores:
+# build/kernel-debug. Slower than make check (about 35 minutes on 2 cores:
 # two guests side by side); last line "N passed, N failed", the one
 # before it "N skipped". CHECK_DEBUG_GUESTS sets how many guests (2).
 set -uo pipefail
