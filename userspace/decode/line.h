@@ -19,7 +19,7 @@ struct jifl_line {
 	size_t len;
 	size_t size;
 	char *buf;
-	unsigned long flushes;	/* text before len is where it was since the last */
+	unsigned long flushes;	/* buf[start, len) is intact while this is the same */
 };
 
 /* The printer's thread alone writes its stream: no stdio lock. */

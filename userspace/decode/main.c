@@ -223,6 +223,23 @@ static int parse_fields(struct options *o, const char *arg)
 	return 0;
 }
 
+/*
+ * Each thread has a session of its own: by default one per CPU but the
+ * one the main thread merges and prints on (with two CPUs, two decoding
+ * threads and the printing one made a per-CPU --insn listing take
+ * 0.17 s against 0.13 s with one), at most 8, and one for --stats
+ * alone, where handing the items over to the merge costs more than
+ * decoding the queues at once saves.
+ */
+static unsigned int default_jobs(enum jifl_print_mode mode)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (mode == JIFL_PRINT_NONE || cpus <= 2)
+		return 1;
+	return cpus - 1 > 8 ? 8 : cpus - 1;
+}
+
 /* -j N: 1 to 1024 threads. */
 static int parse_jobs(struct options *o, const char *arg)
 {
@@ -447,21 +464,7 @@ int main(int argc, char **argv)
 	cfg.ops = jifl_printer_ops(p);
 	cfg.ctx = p;
 	cfg.kind = decoder_kind(&o);
-	/*
-	 * Each thread has a session of its own: by default one per CPU but
-	 * the one this thread merges and prints on (with two CPUs, two
-	 * decoding threads and the printing one made a per-CPU --insn
-	 * listing take 0.17 s against 0.13 s with one), at most 8 of them,
-	 * and one for --stats alone, where handing the items over to the
-	 * merge costs more than decoding the queues at once saves.
-	 */
-	cfg.jobs = o.jobs ? o.jobs : (unsigned int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
-	if (!o.jobs && cfg.jobs > 8)
-		cfg.jobs = 8;
-	if (!o.jobs && cfg.jobs < 1)
-		cfg.jobs = 1;
-	if (!o.jobs && o.mode == JIFL_PRINT_NONE)
-		cfg.jobs = 1;
+	cfg.jobs = o.jobs ? o.jobs : default_jobs(o.mode);
 	if (want_progress(&o) && !jifl_progress_new(&pg, stderr, jifl_session_trace_size(s))) {
 		cfg.progress = progress;
 		cfg.progress_arg = pg;
